@@ -1,0 +1,85 @@
+"""Estimators that record every real call, for tests of the retraining rules."""
+
+from __future__ import annotations
+
+from typing import Any, ClassVar
+
+import numpy as np
+from sklearn.base import BaseEstimator, clone
+from sklearn.utils.metaestimators import available_if
+
+
+def _inner_has(operation: str):
+    return lambda self: hasattr(self.estimator, operation)
+
+
+class Counting(BaseEstimator):
+    """Wrap ``estimator``; log ``(tag, "fit")`` and ``(tag, operation)`` for each real call."""
+
+    events: ClassVar[list[tuple[str, str]]] = []
+
+    def __init__(self, estimator: Any = None, tag: str = "?") -> None:
+        self.estimator = estimator
+        self.tag = tag
+
+    def fit(self, X: Any, y: Any = None, **fit_params: Any) -> Counting:
+        Counting.events.append((self.tag, "fit"))
+        inner = clone(self.estimator)
+        if y is None:
+            inner.fit(X, **fit_params)
+        else:
+            inner.fit(X, y, **fit_params)
+        self.estimator_ = inner
+        return self
+
+    def _call(self, operation: str, X: Any) -> Any:
+        Counting.events.append((self.tag, operation))
+        return getattr(self.estimator_, operation)(X)
+
+    @available_if(_inner_has("predict"))
+    def predict(self, X: Any) -> Any:
+        return self._call("predict", X)
+
+    @available_if(_inner_has("predict_proba"))
+    def predict_proba(self, X: Any) -> Any:
+        return self._call("predict_proba", X)
+
+    @available_if(_inner_has("transform"))
+    def transform(self, X: Any) -> Any:
+        return self._call("transform", X)
+
+    @available_if(_inner_has("inverse_transform"))
+    def inverse_transform(self, X: Any) -> Any:
+        return self._call("inverse_transform", X)
+
+
+class Toy(BaseEstimator):
+    """A fast model for random networks: learns a mean, adds it and ``shift``."""
+
+    events: ClassVar[list[str]] = []
+
+    def __init__(self, shift: float = 0.0, tag: str = "?") -> None:
+        self.shift = shift
+        self.tag = tag
+
+    def fit(self, X: Any, y: Any = None) -> Toy:
+        Toy.events.append(self.tag)
+        self.mean_ = float(np.mean(X)) + (0.0 if y is None else float(np.mean(y)))
+        return self
+
+    def transform(self, X: Any) -> Any:
+        return np.asarray(X) * 0.5 + self.mean_ + self.shift
+
+    def predict(self, X: Any) -> Any:
+        return self.transform(X)
+
+
+def fits(tag: str | None = None) -> Any:
+    """Number of real fits logged for ``tag``, or the list of tags fitted, in order."""
+    tags = [t for t, what in Counting.events if what == "fit"]
+    return tags if tag is None else tags.count(tag)
+
+
+def calls(tag: str, operation: str) -> int:
+    """Number of real calls of ``operation`` logged for ``tag``."""
+    return Counting.events.count((tag, operation))

@@ -1,0 +1,9 @@
+import pytest
+from _counting import Counting, Toy
+
+
+@pytest.fixture(autouse=True)
+def _clear_logs():
+    Counting.events.clear()
+    Toy.events.clear()
+    yield

@@ -1,0 +1,114 @@
+"""Ready-made static operations: kinds preserved, the seed's fold rule, errors."""
+
+import numpy as np
+import pandas as pd
+import pytest
+import scipy.sparse as sp
+from sklearn.model_selection import KFold
+
+import wirework as ww
+
+
+def test_folds_follow_the_seed_rule():
+    assert [f.tolist() for f in ww.folds(np.zeros((10, 2)), 3)] == [[0, 1, 2], [3, 4, 5], [6, 7, 8, 9]]
+    assert [f.tolist() for f in ww.folds(4, 2)] == [[0, 1], [2, 3]]
+
+
+def test_folds_equal_kfold_when_n_divides_the_rows():
+    ours = ww.folds(12, 4)
+    theirs = [test for _, test in KFold(4).split(np.zeros(12))]
+    assert all(np.array_equal(a, b) for a, b in zip(ours, theirs))
+
+
+def test_shuffled_folds_partition_the_rows_reproducibly():
+    a = ww.folds(20, 3, shuffle=True, random_state=1)
+    b = ww.folds(20, 3, shuffle=True, random_state=1)
+    assert all(np.array_equal(x, y) for x, y in zip(a, b))
+    assert sorted(np.concatenate(a).tolist()) == list(range(20))
+    assert [len(f) for f in a] == [6, 6, 8]
+    assert not np.array_equal(a[0], np.arange(6))
+
+
+@pytest.mark.parametrize("n", [1, 11, 2.0, True])
+def test_folds_reject_bad_n(n):
+    with pytest.raises(ww.DataError, match=r"2 <= n <= 10.*Received n="):
+        ww.folds(10, n)
+
+
+def test_restrict_and_corestrict_keep_kind_and_index():
+    frame = pd.DataFrame({"a": range(6)}, index=list("abcdef"))
+    f = ww.folds(frame, 3)
+    assert ww.restrict(frame, f, 2).index.tolist() == ["e", "f"]
+    assert ww.corestrict(frame, f, 0).index.tolist() == ["c", "d", "e", "f"]
+    matrix = sp.csr_matrix(np.eye(6))
+    assert sp.issparse(ww.restrict(matrix, f, 1)) and ww.restrict(matrix, f, 1).shape == (2, 6)
+    assert ww.restrict([10, 11, 12, 13, 14, 15], f, 1) == [12, 13]
+
+
+def test_corestrict_of_shuffled_folds_is_sorted_complement():
+    f = ww.folds(9, 3, shuffle=True, random_state=0)
+    rest = ww.corestrict(np.arange(9), f, 1)
+    assert rest.tolist() == sorted(set(range(9)) - set(f[1].tolist()))
+
+
+def test_restrict_rejects_bad_fold_index_and_folds():
+    f = ww.folds(6, 3)
+    with pytest.raises(ww.DataError, match=r"fold index 0 <= i < 3\. Received i=3"):
+        ww.restrict(np.arange(6), f, 3)
+    with pytest.raises(ww.DataError, match="needs the folds made by ww.folds"):
+        ww.corestrict(np.arange(6), [np.arange(3)], 0)
+
+
+def test_hcat_numpy_vectors_become_columns():
+    out = ww.hcat(np.array([1.0, 2.0]), np.array([[3.0], [4.0]]))
+    assert out.tolist() == [[1.0, 3.0], [2.0, 4.0]]
+
+
+def test_hcat_with_pandas_aligns_by_position_and_keeps_the_first_index():
+    left = pd.DataFrame({"a": [1, 2]}, index=[5, 6])
+    right = pd.Series([3, 4], index=[0, 1], name="b")
+    out = ww.hcat(left, right, np.array([7, 8]))
+    assert isinstance(out, pd.DataFrame)
+    assert out.index.tolist() == [5, 6] and out.columns.tolist() == ["a", "b", "x2"]
+    assert out.to_numpy().tolist() == [[1, 3, 7], [2, 4, 8]]
+
+
+def test_hcat_sparse_gives_csr():
+    out = ww.hcat(sp.csr_matrix(np.eye(2)), np.array([1.0, 2.0]))
+    assert sp.issparse(out) and out.format == "csr" and out.toarray().tolist() == [[1, 0, 1], [0, 1, 2]]
+
+
+def test_hcat_rejects_different_row_counts():
+    with pytest.raises(ww.DataError, match=r"same number of rows\. Received rows \[2, 3\]"):
+        ww.hcat(np.zeros(2), np.zeros(3))
+
+
+def test_vcat_keeps_kind():
+    assert ww.vcat(np.array([1, 2]), np.array([3])).tolist() == [1, 2, 3]
+    series = ww.vcat(pd.Series([1], index=["a"]), pd.Series([2], index=["b"]))
+    assert series.index.tolist() == ["a", "b"]
+    assert ww.vcat(sp.csr_matrix(np.eye(2)), sp.csr_matrix(np.eye(2))).shape == (4, 2)
+
+
+def test_vcat_rejects_mixed_kinds_and_dimensions():
+    with pytest.raises(ww.DataError, match="one kind.*Received: pandas.Series, numpy.ndarray"):
+        ww.vcat(pd.Series([1]), np.array([2]))
+    with pytest.raises(ww.DataError, match=r"same number of dimensions\. Received shapes \[\(2,\), \(1, 2\)\]"):
+        ww.vcat(np.zeros(2), np.zeros((1, 2)))
+    with pytest.raises(ww.DataError, match=r"vcat\(\) needs at least one table"):
+        ww.vcat()
+
+
+def test_mean_of_values_or_of_a_list():
+    assert ww.mean(np.array([1.0]), np.array([3.0])).tolist() == [2.0]
+    assert ww.mean([np.array([1.0]), np.array([2.0]), np.array([6.0])]).tolist() == [3.0]
+
+
+def test_library_functions_build_nodes_when_given_nodes():
+    X = ww.source(np.arange(6.0), name="X")
+    f = ww.folds(X, 3)
+    both = ww.vcat(ww.restrict(X, f, 0), ww.corestrict(X, f, 0))
+    assert isinstance(both, ww.StaticNode)
+    assert both().tolist() == [0.0, 1.0, 2.0, 3.0, 4.0, 5.0]
+    assert both(np.arange(3.0) * 10).tolist() == [0.0, 10.0, 20.0]
+    assert repr(ww.mean(X, X * 2)) == "mean(X, (X * 2))"

@@ -1,0 +1,240 @@
+"""Machines: the retraining rules (counted by real fit calls), reports, freezing, failures."""
+
+import numpy as np
+import pandas as pd
+import pytest
+from _counting import Counting, calls, fits
+from sklearn.decomposition import PCA
+from sklearn.ensemble import RandomForestRegressor
+from sklearn.linear_model import Lasso, LinearRegression, Ridge
+from sklearn.pipeline import make_pipeline
+from sklearn.preprocessing import StandardScaler
+
+import wirework as ww
+
+RNG = np.random.default_rng(0)
+X_DATA = RNG.normal(size=(60, 4))
+Y_DATA = X_DATA @ np.array([1.0, -2.0, 0.5, 0.0]) + RNG.normal(scale=0.1, size=60)
+
+
+def chain():
+    """scaler -> pca -> ridge, each a counting machine; returns (yhat, machines)."""
+    X, y = ww.source(X_DATA, name="X"), ww.source(Y_DATA, name="y")
+    scaler = ww.machine(Counting(StandardScaler(), tag="scaler"), X)
+    Z = scaler.transform(X)
+    pca = ww.machine(Counting(PCA(n_components=3), tag="pca"), Z)
+    W = pca.transform(Z)
+    ridge = ww.machine(Counting(Ridge(alpha=1.0), tag="ridge"), W, y)
+    return ridge.predict(W), (X, y, scaler, pca, ridge)
+
+
+def test_first_fit_trains_each_machine_once_in_order():
+    yhat, (_, _, scaler, pca, ridge) = chain()
+    yhat.fit()
+    assert fits() == ["scaler", "pca", "ridge"]
+    assert [m.state for m in (scaler, pca, ridge)] == [1, 1, 1]
+    assert ridge.report()["reason"] == "condition 1: never trained"
+    assert ridge.report()["n_rows"] == 60 and ridge.report()["fit_time"] >= 0
+
+
+def test_transform_values_are_memoised_within_one_fit_pass():
+    yhat, _ = chain()
+    yhat.fit()
+    # scaler.transform feeds pca's training and ridge's training (through pca): computed once.
+    assert calls("scaler", "transform") == 1
+    assert calls("pca", "transform") == 1
+
+
+def test_downstream_change_retrains_only_that_machine():
+    yhat, (_, _, scaler, pca, ridge) = chain()
+    yhat.fit()
+    Counting.events.clear()
+    ridge.model.set_params(estimator__alpha=3.0)
+    yhat.fit()
+    assert fits() == ["ridge"]
+    assert calls("scaler", "transform") == 1  # the values ridge trains on are computed once
+    assert ridge.report()["action"] == "updated"
+    assert ridge.report()["reason"] == "condition 6: hyperparameters changed"
+    assert scaler.report()["action"] == "skipped" and scaler.state == 1
+
+
+def test_upstream_change_retrains_it_and_everything_downstream():
+    yhat, (_, _, scaler, pca, ridge) = chain()
+    yhat.fit()
+    Counting.events.clear()
+    pca.model.estimator.n_components = 2
+    yhat.fit()
+    assert fits() == ["pca", "ridge"]
+    assert ridge.report()["reason"] == "condition 3: upstream state changed (Machine (Counting))"
+    assert ridge.fitted_model.estimator_.coef_.shape == (2,)
+
+
+def test_setting_a_hyperparameter_to_its_current_value_retrains_nothing():
+    yhat, (_, _, scaler, pca, ridge) = chain()
+    yhat.fit()
+    Counting.events.clear()
+    ridge.model.set_params(estimator__alpha=1.0, estimator=Ridge(alpha=1.0))  # equal, though a new object
+    yhat.fit()
+    assert fits() == []
+    assert [m.state for m in (scaler, pca, ridge)] == [1, 1, 1]
+
+
+def test_force_retrains_all():
+    yhat, machines = chain()
+    yhat.fit()
+    Counting.events.clear()
+    yhat.fit(force=True)
+    assert fits() == ["scaler", "pca", "ridge"]
+    assert {m.report()["reason"] for m in machines[2:]} == {"condition 2: forced"}
+
+
+def test_frozen_machine_never_retrains_and_warns():
+    yhat, (_, _, scaler, pca, ridge) = chain()
+    yhat.fit()
+    pca.freeze()
+    assert pca.frozen
+    Counting.events.clear()
+    pca.model.estimator.n_components = 2
+    with pytest.warns(ww.FrozenMachineWarning, match=r"Machine \(Counting\) is frozen.*\(condition 2: forced\).*thaw\(\)"):
+        yhat.fit(force=True)
+    assert fits() == ["scaler", "ridge"]
+    assert pca.report()["action"] == "frozen" and pca.state == 1
+    pca.thaw()
+    Counting.events.clear()
+    yhat.fit()
+    assert fits() == ["pca", "ridge"]
+
+
+def test_frozen_machine_that_needs_nothing_is_skipped_silently():
+    yhat, (_, _, scaler, pca, ridge) = chain()
+    yhat.fit()
+    scaler.freeze()
+    Counting.events.clear()
+    yhat.fit()  # warnings are errors in this run: none is issued
+    assert fits() == []
+
+
+def test_new_source_data_retrains_all_that_depend_on_it():
+    X, y = ww.source(X_DATA, name="X"), ww.source(Y_DATA, name="y")
+    scaler = ww.machine(Counting(StandardScaler(), tag="scaler"), X)
+    target = ww.machine(Counting(StandardScaler(), tag="target"), y)
+    ridge = ww.machine(Counting(Ridge(), tag="ridge"), scaler.transform(X), target.transform(y))
+    yhat = target.inverse_transform(ridge.predict(scaler.transform(X)))
+    yhat.fit()
+    Counting.events.clear()
+    y.data = Y_DATA * 2
+    yhat.fit()
+    assert fits() == ["target", "ridge"]
+    assert target.report()["reason"] == "condition 4: source data changed"
+    Counting.events.clear()
+    X.rebind(X_DATA + 1)
+    yhat.fit()
+    assert sorted(fits()) == ["ridge", "scaler"]
+
+
+def test_model_type_change_trains_from_scratch():
+    X, y = ww.source(X_DATA, name="X"), ww.source(Y_DATA, name="y")
+    mach = ww.machine(Ridge(), X, y)
+    yhat = mach.predict(X)
+    yhat.fit()
+    mach.model = Lasso(alpha=0.01)
+    yhat.fit()
+    assert mach.report()["reason"] == "condition 5: model type changed (Ridge -> Lasso)"
+    assert isinstance(mach.fitted_model, Lasso) and mach.state == 2
+
+
+def test_nested_and_random_state_hyperparameters_compare_deeply():
+    X, y = ww.source(X_DATA, name="X"), ww.source(Y_DATA, name="y")
+    model = make_pipeline(StandardScaler(), RandomForestRegressor(n_estimators=5, random_state=np.random.RandomState(0)))
+    mach = ww.machine(model, X, y)
+    mach.predict(X).fit()
+    mach.fit()
+    assert mach.state == 1  # the RandomState given to the forest is not consumed by training
+    model.steps[1][1].random_state = np.random.RandomState(0)  # a new but equal state
+    mach.fit()
+    assert mach.state == 1
+    model.steps[1][1].random_state = np.random.RandomState(1)
+    mach.fit()
+    assert mach.state == 2 and mach.report()["action"] == "updated"
+    model.set_params(standardscaler__with_mean=False)
+    mach.fit()
+    assert mach.state == 3
+
+
+def test_update_uses_warm_start_when_the_model_asks_for_it():
+    X, y = ww.source(X_DATA, name="X"), ww.source(Y_DATA, name="y")
+    forest = RandomForestRegressor(n_estimators=5, warm_start=True, random_state=0)
+    mach = ww.machine(forest, X, y)
+    mach.fit()
+    first = [t.tree_.threshold.copy() for t in mach.fitted_model.estimators_]
+    forest.n_estimators = 8
+    mach.fit()
+    assert mach.report()["reason"] == "condition 6: hyperparameters changed (warm start)"
+    assert len(mach.fitted_model.estimators_) == 8
+    kept = [t.tree_.threshold for t in mach.fitted_model.estimators_[:5]]
+    assert all(np.array_equal(a, b) for a, b in zip(kept, first))  # kept, not retrained
+    assert mach.state == 2
+
+
+def test_one_model_drives_several_machines_without_sharing_state():
+    model = Ridge()
+    a = ww.machine(model, X_DATA[:30], Y_DATA[:30])
+    b = ww.machine(model, X_DATA[30:], Y_DATA[30:])
+    a.fit()
+    b.fit()
+    assert not np.allclose(a.fitted_model.coef_, b.fitted_model.coef_)
+    assert not hasattr(model, "coef_")
+
+
+def test_machine_fit_trains_what_it_needs_and_force_applies_to_itself():
+    yhat, (_, _, scaler, pca, ridge) = chain()
+    pca.fit()
+    assert fits() == ["scaler", "pca"]
+    Counting.events.clear()
+    pca.fit(force=True)
+    assert fits() == ["pca"]
+    assert ridge.state == 0
+
+
+def test_sample_weight_is_the_third_argument():
+    weights = np.where(np.arange(60) < 30, 1.0, 0.0)
+    mach = ww.machine(LinearRegression(), X_DATA, Y_DATA, weights)
+    mach.fit()
+    expected = LinearRegression().fit(X_DATA[:30], Y_DATA[:30])
+    assert np.allclose(mach.fitted_model.coef_, expected.coef_)
+
+
+def test_fit_failure_names_the_machine_and_keeps_finished_work():
+    X, y = ww.source(X_DATA, name="X"), ww.source(Y_DATA, name="y")
+    scaler = ww.machine(Counting(StandardScaler(), tag="scaler"), X)
+    Z = scaler.transform(X)
+    pca = ww.machine(Counting(PCA(n_components=40), tag="pca"), Z, name="pca")
+    ridge = ww.machine(Counting(Ridge(), tag="ridge"), pca.transform(Z), y)
+    yhat = ridge.predict(pca.transform(Z))
+    with pytest.raises(ww.MachineFitError, match=r"Machine 'pca' \(Counting\) failed to train.*n_components") as info:
+        yhat.fit()
+    assert isinstance(info.value.__cause__, ValueError) and info.value.machine is pca
+    assert scaler.state == 1 and pca.state == 0 and pca.report()["action"] == "failed"
+    Counting.events.clear()
+    pca.model.estimator.n_components = 2
+    yhat.fit()
+    assert fits() == ["pca", "ridge"]
+
+
+def test_unsupervised_machine_on_a_vector_works_by_columns():
+    y = ww.source(pd.Series([1.0, 2.0, 3.0], index=[7, 8, 9], name="target"))
+    std = ww.machine(StandardScaler(), y)
+    z = std.transform(y).fit()()
+    assert isinstance(z, pd.Series) and list(z.index) == [7, 8, 9] and z.name == "target"
+    back = std.inverse_transform(std.transform(y))()
+    assert np.allclose(back, [1.0, 2.0, 3.0])
+    assert std.inverse_transform(np.array([0.0])).__call__().shape == (1,)
+
+
+def test_report_and_repr():
+    yhat, (_, _, scaler, pca, ridge) = chain()
+    assert ridge.report()["action"] == "none"
+    yhat.fit()
+    report = ridge.report()
+    assert report["model"] == "Counting" and report["state"] == 1 and report["action"] == "trained"
+    assert repr(ridge).startswith("machine(Counting(estimator=Ridge(), tag='ridge'), transform(m1, transform(m2, X)), y")

@@ -1,0 +1,202 @@
+"""Nodes: calling, arithmetic, laziness, inspection and the errors of bad input."""
+
+import numpy as np
+import pandas as pd
+import pytest
+from sklearn.datasets import load_diabetes
+from sklearn.linear_model import LinearRegression, Ridge
+from sklearn.preprocessing import StandardScaler
+
+import wirework as ww
+
+X_DATA, Y_DATA = load_diabetes(return_X_y=True)
+
+
+def test_call_on_training_data_and_on_new_data():
+    X = ww.source(X_DATA, name="X")
+    y = ww.source(Y_DATA, name="y")
+    yhat = ww.machine(Ridge(), X, y).predict(X)
+    yhat.fit()
+    reference = Ridge().fit(X_DATA, Y_DATA)
+    assert np.array_equal(yhat(), reference.predict(X_DATA))
+    assert np.array_equal(yhat(X_DATA[:5]), reference.predict(X_DATA[:5]))
+    assert np.array_equal(yhat(X=X_DATA[:5]), reference.predict(X_DATA[:5]))
+    assert yhat.fit() is yhat
+
+
+def test_call_by_source_name_when_several_sources():
+    a, b = ww.source(np.array([1.0, 2.0]), name="a"), ww.source(np.array([10.0, 20.0]), name="b")
+    total = a + b * 2
+    assert np.array_equal(total(), [21.0, 42.0])
+    assert np.array_equal(total(a=np.array([0.0]), b=np.array([1.0])), [2.0])
+    assert total.sources() == [a, b]
+
+
+def test_arithmetic_with_numbers_and_numpy_scalars():
+    X = ww.source(np.array([2.0, 4.0]), name="X")
+    assert np.array_equal((X + 1)(), [3.0, 5.0])
+    assert np.array_equal((1 - X)(), [-1.0, -3.0])
+    assert np.array_equal((X / 2)(), [1.0, 2.0])
+    assert np.array_equal((8 / X)(), [4.0, 2.0])
+    assert np.array_equal((np.float64(3) * X)(), [6.0, 12.0])
+    assert np.array_equal((-X)(), [-2.0, -4.0])
+    assert repr(3 * X - 1) == "((3 * X) - 1)"
+
+
+def test_selection_and_static_nodes_keep_pandas_kind():
+    frame = pd.DataFrame({"a": [1, 2, 3], "b": [4, 5, 6]}, index=[10, 11, 12])
+    X = ww.source(frame, name="X")
+    column = X["b"]
+    assert isinstance(column(), pd.Series) and list(column().index) == [10, 11, 12]
+    restricted = ww.restrict(X, ww.folds(X, 3), 1)
+    assert restricted().equals(frame.iloc[[1]])
+    assert repr(restricted) == "restrict(X, folds(X, 3), 1)"
+    assert repr(column) == "X['b']"
+
+
+def test_node_wraps_any_function_with_constants():
+    X = ww.source(np.array([1.0, 4.0]), name="X")
+    clipped = ww.node(np.clip, X, 2.0, 3.0)
+    assert np.array_equal(clipped(), [2.0, 3.0])
+    assert repr(clipped) == "clip(X, 2.0, 3.0)"
+    assert repr(ww.node(np.clip, X, a_min=2.0, a_max=None)) == "clip(X, a_min=2.0, a_max=None)"
+
+
+def test_static_node_values_computed_once_per_call():
+    counter = {"n": 0}
+
+    def expensive(v):
+        counter["n"] += 1
+        return v * 2
+
+    X = ww.source(np.array([1.0]), name="X")
+    shared = ww.node(expensive, X)
+    total = shared + shared * shared
+    assert np.array_equal(total(), [6.0])
+    assert counter["n"] == 1
+
+
+def test_formula_numbers_machines_outermost_first_and_uses_names():
+    X, y = ww.source(X_DATA, name="X"), ww.source(Y_DATA, name="y")
+    std = ww.machine(StandardScaler(), y)
+    tree = ww.machine(Ridge(), X, std.transform(y))
+    assert repr(std.inverse_transform(tree.predict(X))) == "inverse_transform(m1, predict(m2, X))"
+    named = ww.machine(Ridge(), X, y, name="ridge")
+    assert repr(named.predict(X)) == "predict(ridge, X)"
+    anonymous = ww.machine(Ridge(), X_DATA, Y_DATA)
+    assert repr(anonymous.predict(anonymous.args[0])) == "predict(m1, s1)"
+
+
+def test_machines_lists_training_dependencies_in_order():
+    X, y = ww.source(X_DATA, name="X"), ww.source(Y_DATA, name="y")
+    std = ww.machine(StandardScaler(), y)
+    tree = ww.machine(Ridge(), X, std.transform(y))
+    yhat = tree.predict(X)
+    assert yhat.machines() == [std, tree]  # std is upstream only through a training edge
+    assert yhat.sources() == [X]
+
+
+@pytest.mark.parametrize(
+    ("question", "pattern"),
+    [(bool, "truth value"), (len, "length"), (list, "items to iterate over"), (np.asarray, "array value")],
+)
+def test_nodes_refuse_eager_questions(question, pattern):
+    X = ww.source(np.ones(3), name="X")
+    with pytest.raises(ww.LazyNodeError, match=f"lazy and has no {pattern}.*Call the node first"):
+        question(X + 1)
+    with pytest.raises(TypeError):
+        question(X + 1)
+
+
+# -- bad input: one clear error each (acceptance 6) --------------------------
+
+
+def test_untrained_predict():
+    X, y = ww.source(X_DATA, name="X"), ww.source(Y_DATA, name="y")
+    mach = ww.machine(Ridge(), X, y, name="ridge")
+    with pytest.raises(ww.NotTrainedError, match=r"Machine 'ridge' \(Ridge\) has not been trained yet.*Call fit\(\)"):
+        mach.predict(X)()
+    with pytest.raises(AttributeError, match="has not been trained yet"):
+        mach.fitted_model
+    with pytest.raises(ValueError, match="has not been trained yet"):
+        mach.fitted_model
+
+
+def test_wrong_number_of_args_for_the_operation():
+    X, y = ww.source(X_DATA, name="X"), ww.source(Y_DATA, name="y")
+    mach = ww.machine(Ridge(), X, y)
+    with pytest.raises(ww.GraphError, match=r"Expected exactly one node \(the input\) for predict\(\)\. Received 2"):
+        mach.predict(X, y)
+    with pytest.raises(ww.GraphError, match="Received 0"):
+        mach.predict()
+
+
+def test_wrong_number_of_training_arguments():
+    with pytest.raises(ww.GraphError, match=r"Expected 1 training argument.*for Ridge\. Received 4"):
+        ww.machine(Ridge(), X_DATA, Y_DATA, Y_DATA, Y_DATA)
+    with pytest.raises(ww.GraphError, match="Received 0"):
+        ww.machine(Ridge())
+
+
+def test_model_without_the_requested_operation():
+    mach = ww.machine(LinearRegression(), X_DATA, Y_DATA)
+    with pytest.raises(ww.GraphError, match=r"LinearRegression has no transform\(\).*Operations it offers: predict"):
+        mach.transform(X_DATA)
+
+
+def test_two_sources_called_with_one_positional_array():
+    a, b = ww.source(X_DATA, name="X"), ww.source(X_DATA, name="W")
+    total = a + b
+    with pytest.raises(ww.GraphError, match=r"This node has 2 sources \(X, W\).*node\(X=X_new, y=y_new\)"):
+        total(X_DATA)
+
+
+def test_calls_by_name_that_do_not_match_the_sources():
+    a, b = ww.source(X_DATA, name="X"), ww.source(X_DATA, name="W")
+    total = a + b
+    with pytest.raises(ww.GraphError, match=r"Received values for \['Z'\], which are not sources.*Its sources: X, W"):
+        total(X=X_DATA, W=X_DATA, Z=X_DATA)
+    with pytest.raises(ww.GraphError, match=r"not for \['W'\]"):
+        total(X=X_DATA)
+    with pytest.raises(ww.GraphError, match="either one positional value or values by source name"):
+        total(X_DATA, W=X_DATA)
+    with pytest.raises(ww.GraphError, match="Expected one positional value.*Received 2"):
+        a(X_DATA, X_DATA)
+    twins = ww.source(X_DATA, name="X") + ww.source(X_DATA, name="X")
+    with pytest.raises(ww.GraphError, match="both named 'X'"):
+        twins(X=X_DATA)
+
+
+def test_mismatched_row_counts_between_X_and_y():
+    mach = ww.machine(Ridge(), X_DATA, Y_DATA[:100], name="ridge")
+    with pytest.raises(ww.DataError, match=r"training arguments of Machine 'ridge' \(Ridge\) have different numbers of rows: X has 442, y has 100"):
+        mach.fit()
+    assert mach.state == 0
+
+
+def test_non_node_non_data_arguments():
+    with pytest.raises(ww.ArgumentError, match=r"Expected a node or data.*training argument y.*Received: str 'target'"):
+        ww.machine(Ridge(), X_DATA, "target")
+    with pytest.raises(TypeError, match="Received: NoneType None"):
+        ww.machine(Ridge(), X_DATA, None)
+    with pytest.raises(ww.ArgumentError, match=r"Expected a model with a fit\(\) method.*Received: str 'ridge'"):
+        ww.machine("ridge", X_DATA)
+    with pytest.raises(ww.ArgumentError, match="Expected data.*for a source. Received: dict"):
+        ww.source({"a": 1})
+    with pytest.raises(ww.ArgumentError, match="Expected data.*to push through the network. Received: int 3"):
+        ww.source(X_DATA, name="X")(3)
+    with pytest.raises(ww.ArgumentError, match="Expected a callable for a static node"):
+        ww.node("sum", ww.source(X_DATA))
+
+
+def test_source_without_data():
+    X = ww.source(name="X")
+    with pytest.raises(ww.DataError, match="Source X holds no data"):
+        (X + 1)()
+    assert np.array_equal((X + 1)(np.array([1.0])), [2.0])
+
+
+def test_every_error_is_a_wirework_error():
+    for error in (ww.GraphError, ww.NotTrainedError, ww.DataError, ww.ArgumentError, ww.LazyNodeError, ww.MachineFitError):
+        assert issubclass(error, ww.WireworkError)
+    assert issubclass(ww.FrozenMachineWarning, ww.WireworkWarning)

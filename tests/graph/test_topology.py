@@ -1,0 +1,127 @@
+"""Property tests over random learning networks (acceptance 5).
+
+Each test builds a random DAG of sources, machines (toy models that log
+their fits), dynamic and static nodes, while keeping its own book of which
+machine depends on which; the library's behaviour is compared with the book.
+"""
+
+import numpy as np
+from _counting import Toy
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+import wirework as ww
+from wirework.graph.topology import ancestry, training_order
+
+N_ROWS = 6
+
+
+@st.composite
+def networks(draw):
+    """A random network and its book: for each machine, the machines it needs directly."""
+    n_sources = draw(st.integers(1, 3))
+    nodes = [ww.source(np.arange(N_ROWS, dtype=float) + k, name=f"s{k}") for k in range(n_sources)]
+    below = [set() for _ in nodes]  # machines in each node's ordinary ancestry
+    machines, needs = [], {}
+    for step in range(draw(st.integers(1, 12))):
+        if draw(st.booleans()) or not machines:
+            args = draw(st.lists(st.integers(0, len(nodes) - 1), min_size=1, max_size=2))
+            mach = ww.machine(Toy(tag=f"m{len(machines)}"), *[nodes[i] for i in args])
+            needs[mach] = set().union(*(below[i] for i in args))
+            machines.append(mach)
+            parent = draw(st.integers(0, len(nodes) - 1))
+            nodes.append(mach.transform(nodes[parent]))
+            below.append(below[parent] | {mach})
+        else:
+            i, j = draw(st.integers(0, len(nodes) - 1)), draw(st.integers(0, len(nodes) - 1))
+            nodes.append(nodes[i] + nodes[j])
+            below.append(below[i] | below[j])
+    # Every machine labels at least one node reachable from the root.
+    root = ww.node(lambda *values: sum(values), *nodes[n_sources:])
+    return root, machines, needs
+
+
+def closure(start, needs, machines):
+    """``start`` and every machine that needs it, directly or not."""
+    found = set(start)
+    changed = True
+    while changed:
+        changed = False
+        for m in machines:
+            if m not in found and needs[m] & found:
+                found.add(m)
+                changed = True
+    return found
+
+
+def fitted_tags():
+    return list(Toy.events)
+
+
+SETTINGS = settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+
+
+@SETTINGS
+@given(networks())
+def test_training_order_respects_the_completed_graph(net):
+    root, machines, needs = net
+    order = training_order([root])
+    assert sorted(map(id, order)) == sorted(map(id, machines))
+    position = {m: k for k, m in enumerate(order)}
+    for m in machines:
+        assert all(position[u] < position[m] for u in needs[m])
+    nodes = ancestry([root])
+    seen = set()
+    for node in nodes:
+        assert all(p in seen for p in node.parents)
+        seen.add(node)
+
+
+@SETTINGS
+@given(networks())
+def test_each_machine_trains_at_most_once_per_fit(net):
+    root, machines, _ = net
+    Toy.events.clear()
+    root.fit()
+    assert sorted(fitted_tags()) == sorted(m.model.tag for m in machines)
+    Toy.events.clear()
+    root.fit(force=True)
+    assert sorted(fitted_tags()) == sorted(m.model.tag for m in machines)
+    assert [m.model.tag for m in training_order([root])] == fitted_tags()
+    Toy.events.clear()
+    root.fit()
+    assert fitted_tags() == []
+
+
+@SETTINGS
+@given(networks(), st.data())
+def test_retrained_set_is_the_downstream_closure_of_a_change(net, data):
+    root, machines, needs = net
+    root.fit()
+    before = root()
+    changed = data.draw(st.sampled_from(machines))
+    changed.model.shift = 1.0
+    Toy.events.clear()
+    root.fit()
+    expected = closure({changed}, needs, machines)
+    assert sorted(fitted_tags()) == sorted(m.model.tag for m in expected)
+    assert np.all(root() > before)  # every toy output grows with the shift and with its inputs
+    changed.model.shift = 1.0  # the same value again
+    Toy.events.clear()
+    root.fit()
+    assert fitted_tags() == []
+
+
+@SETTINGS
+@given(networks(), st.data())
+def test_new_source_data_retrains_exactly_what_depends_on_it(net, data):
+    root, machines, needs = net
+    root.fit()
+    sources = root.sources() or [s for m in machines for s in m.args if s.kind == "source"]
+    src = data.draw(st.sampled_from(sources))
+    src.data = src.data + 100.0
+    Toy.events.clear()
+    root.fit()
+    direct = {m for m in machines if src in ancestry(m.args)}
+    expected = closure(direct, needs, machines)
+    assert sorted(fitted_tags()) == sorted(m.model.tag for m in expected)

@@ -1,0 +1,75 @@
+"""wirework: learning networks for Python.
+
+Machine-learning models composed as lazy DAGs of sources, machines and
+nodes, in the design of MLJ's learning networks, on scikit-learn estimators.
+
+Examples
+--------
+>>> import numpy as np
+>>> import wirework as ww
+>>> from sklearn.linear_model import LinearRegression
+>>> X = ww.source(np.array([[0.0], [1.0], [2.0]]), name="X")
+>>> y = ww.source(np.array([1.0, 3.0, 5.0]), name="y")
+>>> yhat = ww.machine(LinearRegression(), X, y).predict(X)
+>>> yhat.fit()(np.array([[3.0]])).round(6)
+array([7.])
+"""
+
+from wirework.errors import (
+    ArgumentError,
+    DataError,
+    FrozenMachineWarning,
+    GraphError,
+    LazyNodeError,
+    MachineFitError,
+    NotTrainedError,
+    WireworkError,
+    WireworkWarning,
+)
+from wirework.graph import (
+    DynamicNode,
+    Machine,
+    Node,
+    Source,
+    StaticNode,
+    corestrict,
+    folds,
+    hcat,
+    lift,
+    machine,
+    mean,
+    node,
+    restrict,
+    source,
+    vcat,
+)
+
+__version__ = "0.1.0"
+
+__all__ = [
+    "__version__",
+    "Node",
+    "Source",
+    "DynamicNode",
+    "StaticNode",
+    "Machine",
+    "source",
+    "machine",
+    "node",
+    "lift",
+    "hcat",
+    "vcat",
+    "mean",
+    "folds",
+    "restrict",
+    "corestrict",
+    "WireworkError",
+    "GraphError",
+    "NotTrainedError",
+    "DataError",
+    "ArgumentError",
+    "LazyNodeError",
+    "MachineFitError",
+    "WireworkWarning",
+    "FrozenMachineWarning",
+]

@@ -1,0 +1,71 @@
+"""The exception and warning hierarchy of wirework.
+
+Every error the library raises on purpose is a :class:`WireworkError`, and
+also the builtin exception a user would naturally catch, so both
+``except ww.GraphError`` and ``except ValueError`` work.
+"""
+
+from __future__ import annotations
+
+__all__ = [
+    "WireworkError",
+    "GraphError",
+    "NotTrainedError",
+    "DataError",
+    "ArgumentError",
+    "LazyNodeError",
+    "MachineFitError",
+    "WireworkWarning",
+    "FrozenMachineWarning",
+]
+
+
+class WireworkError(Exception):
+    """Root of every error raised on purpose by wirework."""
+
+
+class GraphError(WireworkError, ValueError):
+    """A learning network is malformed or used in a way its shape forbids.
+
+    Raised for disconnected or ambiguous sources, an operation called with the
+    wrong number of nodes, a machine with the wrong number of training
+    arguments, or an operation the model does not provide.
+    """
+
+
+class NotTrainedError(WireworkError, ValueError, AttributeError):
+    """A machine's learned state was requested before it was trained."""
+
+
+class DataError(WireworkError, ValueError):
+    """Data flowing through a network is inconsistent (for example, training
+    arguments with different numbers of rows, or a source holding no data)."""
+
+
+class ArgumentError(WireworkError, TypeError):
+    """An argument is neither a node nor data a network can hold."""
+
+
+class LazyNodeError(WireworkError, TypeError):
+    """An eager question (truth value, length, iteration) was asked of a lazy node."""
+
+
+class MachineFitError(WireworkError, RuntimeError):
+    """A model raised while a machine was training it.
+
+    The original exception is chained as ``__cause__``; ``machine`` is the
+    machine that failed. Machines that finished training before the failure
+    stay trained, so the next ``fit`` resumes from there.
+    """
+
+    def __init__(self, message: str, *, machine: object = None) -> None:
+        super().__init__(message)
+        self.machine = machine
+
+
+class WireworkWarning(UserWarning):
+    """Root of every warning issued by wirework."""
+
+
+class FrozenMachineWarning(WireworkWarning):
+    """A frozen machine was skipped although its retraining rules asked for training."""

@@ -1,0 +1,424 @@
+"""Machines: a model bound to training-argument nodes, owning what it learned."""
+
+from __future__ import annotations
+
+import copy
+import time
+import warnings
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+import pandas as pd
+from sklearn.base import clone
+
+from wirework.errors import (
+    ArgumentError,
+    DataError,
+    FrozenMachineWarning,
+    GraphError,
+    MachineFitError,
+    NotTrainedError,
+    WireworkError,
+)
+from wirework.graph.data import describe, is_data, n_rows
+from wirework.graph.fingerprint import model_token
+from wirework.graph.nodes import DynamicNode, Node, Source, evaluate
+from wirework.graph.topology import upstream_machines, upstream_sources
+
+__all__ = ["Machine", "machine", "OPERATIONS"]
+
+#: The operations a machine can label nodes with.
+OPERATIONS = ("predict", "predict_proba", "predict_log_proba", "decision_function", "transform", "inverse_transform")
+
+
+@dataclass(frozen=True)
+class _Snapshot:
+    """What a machine saw at its last training, to compare with now."""
+
+    model_type: type
+    model_token: str
+    upstream_states: tuple[int, ...]
+    source_versions: tuple[int, ...]
+
+
+class Machine:
+    """Binds one model to training-argument nodes and owns one training's result.
+
+    A machine never trains its ``model`` object itself: it trains a clone, so
+    one model object may drive several machines. Build machines with
+    :func:`machine`.
+
+    **Retraining rules.** When a ``fit`` pass visits a machine, the machine is
+    *skipped* if it is frozen. Otherwise it is **trained from scratch** if
+
+    1. it has never been trained;
+    2. ``force=True`` was given;
+    3. the state of a machine upstream of its training arguments changed
+       since its last training (that machine was retrained);
+    4. the data of a source upstream of its training arguments changed
+       (the source was given new data);
+    5. the type of its model changed (``machine.model = OtherModel()``);
+
+    and it is **updated** if
+
+    6. its model's hyperparameters changed (compared deeply, nested models
+       and random states included): a warm restart when the model has
+       ``warm_start=True``, else a fit from scratch.
+
+    Otherwise it is left alone: its ``state`` is not bumped, so nothing
+    downstream retrains because of it. The code below cites these numbers.
+
+    Attributes
+    ----------
+    model : estimator
+        The model (hyperparameters); mutate it or assign a new one, then fit.
+    args : tuple of Node
+        The training arguments: ``(X,)``, ``(X, y)`` or ``(X, y, sample_weight)``.
+    name : str or None
+        Optional name shown in formulas, reports and drawings.
+    state : int
+        Number of times the machine has been (re)trained.
+
+    Notes
+    -----
+    An unsupervised machine trained on one-dimensional data (a target ``y``,
+    say) fits its model on that data as a single column, and each of its
+    operations turns a one-dimensional input into a column and a one-column
+    result back into one dimension (a Series keeps its index and name), as
+    scikit-learn's ``TransformedTargetRegressor`` does.
+    """
+
+    kind = "machine"
+
+    def __init__(self, model: Any, args: tuple[Node, ...], *, name: str | None = None) -> None:
+        self.model = model
+        self._args = args
+        self.name = name
+        self._frozen = False
+        self._state = 0
+        self._fitted: Any = None
+        self._vector = False
+        self._snapshot: _Snapshot | None = None
+        self._upstream: tuple[tuple[Machine, ...], tuple[Source, ...]] | None = None
+        self._report: dict[str, Any] = {"action": "none", "reason": "never visited by a fit", "state": 0}
+
+    # -- read-only views ---------------------------------------------------
+
+    @property
+    def args(self) -> tuple[Node, ...]:
+        """The training-argument nodes (fixed at creation)."""
+        return self._args
+
+    @property
+    def state(self) -> int:
+        """How many times this machine has been (re)trained."""
+        return self._state
+
+    @property
+    def frozen(self) -> bool:
+        """Whether fit passes skip this machine."""
+        return self._frozen
+
+    @property
+    def fitted_model(self) -> Any:
+        """The estimator trained by the last training of this machine."""
+        if self._fitted is None:
+            raise NotTrainedError(f"{self._title()} has not been trained yet. {self._how_to_train()}")
+        return self._fitted
+
+    def _requires(self) -> tuple[Node, ...]:
+        return self._args
+
+    def _title(self) -> str:
+        label = f" {self.name!r}" if self.name else ""
+        return f"Machine{label} ({type(self.model).__name__})"
+
+    @staticmethod
+    def _how_to_train() -> str:
+        return "Call fit() on a node downstream of it, or on the machine."
+
+    def __repr__(self) -> str:
+        from wirework.graph.inspect import formula
+
+        args = ", ".join(formula(a) for a in self._args)
+        name = f", name={self.name!r}" if self.name else ""
+        return f"machine({self.model!r}, {args}{name})"
+
+    # -- operations: each returns a dynamic node ---------------------------
+
+    def _operation(self, operation: str, nodes: tuple) -> DynamicNode:
+        if len(nodes) != 1:
+            raise GraphError(
+                f"Expected exactly one node (the input) for {operation}(). Received {len(nodes)} arguments. "
+                f"The training arguments were given to ww.machine(); write mach.{operation}(X)."
+            )
+        if not hasattr(self.model, operation):
+            available = [op for op in OPERATIONS if hasattr(self.model, op)] or ["none"]
+            raise GraphError(
+                f"{type(self.model).__name__} has no {operation}() (in {self._title()}). "
+                f"Operations it offers: {', '.join(available)}."
+            )
+        return DynamicNode(self, operation, _as_node(nodes[0], f"the input of {operation}()"))
+
+    def predict(self, *nodes: Any) -> DynamicNode:
+        """A node applying the trained model's ``predict`` to ``nodes[0]``."""
+        return self._operation("predict", nodes)
+
+    def predict_proba(self, *nodes: Any) -> DynamicNode:
+        """A node applying the trained model's ``predict_proba`` to ``nodes[0]``."""
+        return self._operation("predict_proba", nodes)
+
+    def predict_log_proba(self, *nodes: Any) -> DynamicNode:
+        """A node applying the trained model's ``predict_log_proba`` to ``nodes[0]``."""
+        return self._operation("predict_log_proba", nodes)
+
+    def decision_function(self, *nodes: Any) -> DynamicNode:
+        """A node applying the trained model's ``decision_function`` to ``nodes[0]``."""
+        return self._operation("decision_function", nodes)
+
+    def transform(self, *nodes: Any) -> DynamicNode:
+        """A node applying the trained model's ``transform`` to ``nodes[0]``."""
+        return self._operation("transform", nodes)
+
+    def inverse_transform(self, *nodes: Any) -> DynamicNode:
+        """A node applying the trained model's ``inverse_transform`` to ``nodes[0]``."""
+        return self._operation("inverse_transform", nodes)
+
+    def _apply(self, operation: str, value: Any) -> Any:
+        """Run ``operation`` of the fitted model on ``value`` (the hot path of prediction)."""
+        fitted = self._fitted
+        if fitted is None:
+            raise NotTrainedError(
+                f"{self._title()} has not been trained yet, so its {operation}() has no value. {self._how_to_train()}"
+            )
+        method = getattr(fitted, operation, None)
+        if method is None:
+            raise GraphError(
+                f"The trained {type(fitted).__name__} of {self._title()} has no {operation}(). "
+                "Build the node from a machine whose model offers it."
+            )
+        if self._vector and getattr(value, "ndim", 2) == 1:
+            return _from_column(method(_to_column(value)), value)
+        return method(value)
+
+    # -- freezing ----------------------------------------------------------
+
+    def freeze(self) -> Machine:
+        """Make fit passes skip this machine (with a warning when it would have retrained)."""
+        self._frozen = True
+        return self
+
+    def thaw(self) -> Machine:
+        """Undo :meth:`freeze`: the retraining rules apply again at the next fit."""
+        self._frozen = False
+        return self
+
+    # -- training ----------------------------------------------------------
+
+    def fit(self, *, force: bool = False) -> Machine:
+        """Train this machine and every machine it needs, by the retraining rules.
+
+        Parameters
+        ----------
+        force : bool, default=False
+            Train this machine from scratch (condition 2). Machines upstream
+            of it are trained only if their own rules ask for it.
+        """
+        from wirework.graph.training import fit_pass
+
+        fit_pass([self], forced=[self] if force else ())
+        return self
+
+    def report(self) -> dict[str, Any]:
+        """What happened at this machine's last visit by a fit pass.
+
+        Keys: ``machine``, ``model``, ``action`` (``"trained"``, ``"updated"``,
+        ``"skipped"``, ``"frozen"`` or ``"failed"``), ``reason`` (citing the
+        numbered retraining condition), ``state``, and after a training
+        ``fit_time`` (seconds) and ``n_rows``.
+        """
+        return {"machine": self.name, "model": type(self.model).__name__, **self._report}
+
+    def _upstream_of_args(self) -> tuple[tuple[Machine, ...], tuple[Source, ...]]:
+        if self._upstream is None:
+            self._upstream = (upstream_machines(self._args), upstream_sources(self._args))
+        return self._upstream
+
+    def _decide(self, force: bool) -> tuple[str, str] | None:
+        """Apply the retraining rules: ``(action, reason)`` or ``None`` to leave alone."""
+        snap = self._snapshot
+        if snap is None or self._fitted is None:
+            return "trained", "condition 1: never trained"
+        if force:
+            return "trained", "condition 2: forced"
+        machines, sources = self._upstream_of_args()
+        states = tuple(m._state for m in machines)
+        if states != snap.upstream_states:
+            changed = [m._title() for m, old, new in zip(machines, snap.upstream_states, states) if old != new]
+            return "trained", f"condition 3: upstream state changed ({', '.join(changed)})"
+        if tuple(s.version for s in sources) != snap.source_versions:
+            return "trained", "condition 4: source data changed"
+        if type(self.model) is not snap.model_type:
+            return "trained", (
+                f"condition 5: model type changed ({snap.model_type.__name__} -> {type(self.model).__name__})"
+            )
+        if model_token(self.model) != snap.model_token:
+            return "updated", "condition 6: hyperparameters changed"
+        return None
+
+    def _visit(self, memo: dict, *, force: bool) -> None:
+        """One visit by a fit pass: decide, then train or leave alone."""
+        decision = self._decide(force)
+        if decision is None:
+            self._report = {"action": "skipped", "reason": "no retraining condition holds", "state": self._state}
+            return
+        action, reason = decision
+        if self._frozen:
+            warnings.warn(
+                f"{self._title()} is frozen and was not trained, though the retraining rules asked for it "
+                f"({reason}). Call thaw() to let it train.",
+                FrozenMachineWarning,
+                stacklevel=4,
+            )
+            self._report = {"action": "frozen", "reason": f"frozen; otherwise {reason}", "state": self._state}
+            return
+        values = [evaluate(arg, memo) for arg in self._args]
+        self._train(values, action, reason)
+
+    def _train(self, values: list[Any], action: str, reason: str) -> None:
+        """Fit the model on ``values`` and record what was seen (conditions 3-6)."""
+        rows = [n_rows(v) for v in values]
+        if len(set(rows)) > 1:
+            names = ("X", "y", "sample_weight")
+            got = ", ".join(f"{names[i]} has {r}" for i, r in enumerate(rows))
+            raise DataError(
+                f"The training arguments of {self._title()} have different numbers of rows: {got}. "
+                "Make them row-aligned (restrict every argument with the same folds)."
+            )
+        model_type = type(self.model)
+        token = model_token(self.model)
+        warm = (
+            action == "updated"
+            and type(self._fitted) is model_type
+            and _get_params(self.model).get("warm_start") is True
+        )
+        if warm:  # condition 6 with warm start: continue from a copy of the fitted model
+            fitted = copy.deepcopy(self._fitted)
+            fitted.set_params(**clone(self.model).get_params(deep=False))
+        else:
+            fitted = clone(self.model, safe=False)
+        vector = len(values) == 1 and getattr(values[0], "ndim", 2) == 1
+        start = time.perf_counter()
+        try:
+            if len(values) == 1:
+                fitted.fit(_to_column(values[0]) if vector else values[0])
+            elif len(values) == 2:
+                fitted.fit(values[0], values[1])
+            else:
+                fitted.fit(values[0], values[1], sample_weight=values[2])
+        except WireworkError:
+            raise
+        except Exception as exc:
+            self._report = {"action": "failed", "reason": f"{reason}; fit raised {type(exc).__name__}", "state": self._state}
+            raise MachineFitError(
+                f"{self._title()} failed to train ({reason}): {type(exc).__name__}: {exc}. "
+                "Machines trained before it stay trained; fix the model or its data and fit again.",
+                machine=self,
+            ) from exc
+        elapsed = time.perf_counter() - start
+        machines, sources = self._upstream_of_args()
+        self._fitted = fitted
+        self._vector = vector
+        self._state += 1
+        self._snapshot = _Snapshot(
+            model_type=model_type,
+            model_token=token,
+            upstream_states=tuple(m._state for m in machines),
+            source_versions=tuple(s.version for s in sources),
+        )
+        if warm:
+            action, reason = "updated", reason + " (warm start)"
+        self._report = {
+            "action": action,
+            "reason": reason,
+            "state": self._state,
+            "fit_time": elapsed,
+            "n_rows": rows[0],
+        }
+
+
+def _get_params(model: Any) -> dict[str, Any]:
+    try:
+        return model.get_params(deep=False)
+    except Exception:
+        return {}
+
+
+def _to_column(value: Any) -> Any:
+    if isinstance(value, pd.Series):
+        return value.to_frame()
+    return np.asarray(value).reshape(-1, 1)
+
+
+def _from_column(result: Any, like: Any) -> Any:
+    if getattr(result, "ndim", 1) != 2 or result.shape[1] != 1:
+        return result
+    if isinstance(result, pd.DataFrame):
+        result = result.iloc[:, 0]
+        return result.rename(like.name) if isinstance(like, pd.Series) else result.to_numpy()
+    flat = np.asarray(result).ravel()
+    if isinstance(like, pd.Series):
+        return pd.Series(flat, index=like.index, name=like.name)
+    return flat
+
+
+def _as_node(value: Any, where: str) -> Node:
+    if isinstance(value, Node):
+        return value
+    if is_data(value):
+        return Source(value)
+    raise ArgumentError(
+        f"Expected a node or data (numpy array, pandas DataFrame or Series, sparse matrix, list) as {where}. "
+        f"Received: {describe(value)}."
+    )
+
+
+def machine(model: Any, *args: Any, name: str | None = None) -> Machine:
+    """Bind ``model`` to training arguments: a :class:`Machine`.
+
+    Parameters
+    ----------
+    model : estimator
+        Any object with scikit-learn's ``fit`` and the operations you will
+        ask of it (``predict``, ``transform``…).
+    *args : Node or data
+        One argument (``X``) for an unsupervised model, two (``X, y``) for a
+        supervised one; a third is passed to ``fit`` as ``sample_weight``.
+        Plain data is wrapped in a new source.
+    name : str, optional
+        Name shown in formulas, reports and drawings.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> import wirework as ww
+    >>> from sklearn.preprocessing import StandardScaler
+    >>> y = ww.source(np.array([1.0, 2.0, 3.0]), name="y")
+    >>> std = ww.machine(StandardScaler(), y)
+    >>> z = std.transform(y)
+    >>> z.fit()()
+    array([-1.22474487,  0.        ,  1.22474487])
+    """
+    if not hasattr(model, "fit"):
+        raise ArgumentError(
+            f"Expected a model with a fit() method (a scikit-learn estimator). Received: {describe(model)}."
+        )
+    if not 1 <= len(args) <= 3:
+        raise GraphError(
+            f"Expected 1 training argument (X, unsupervised), 2 (X, y) or 3 (X, y, sample_weight) "
+            f"for {type(model).__name__}. Received {len(args)}."
+        )
+    slots = ("X", "y", "sample_weight")
+    nodes = tuple(_as_node(a, f"training argument {slots[i]} of ww.machine()") for i, a in enumerate(args))
+    return Machine(model, nodes, name=name)

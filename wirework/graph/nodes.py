@@ -1,0 +1,438 @@
+"""Sources, dynamic nodes and static nodes: the lazy values of a network.
+
+A node computes nothing until it is called:
+
+* ``node()`` returns its value on the training data held by the sources;
+* ``node(X_new)`` pushes new data through its one source;
+* ``node(X=..., y=...)`` names the sources when there are several.
+
+Nodes are immutable once created, so a network is a DAG by construction.
+"""
+
+from __future__ import annotations
+
+import functools
+import operator
+from collections.abc import Callable, Mapping
+from typing import TYPE_CHECKING, Any
+
+from wirework.errors import ArgumentError, DataError, GraphError, LazyNodeError
+from wirework.graph.data import describe, is_data
+from wirework.graph.topology import ancestry, training_order, upstream_sources
+
+if TYPE_CHECKING:  # pragma: no cover
+    from wirework.graph.machines import Machine
+
+__all__ = ["Node", "Source", "DynamicNode", "StaticNode", "source", "node", "lift", "evaluate"]
+
+_MISSING = object()
+
+
+def evaluate(target: Node, memo: dict, overrides: Mapping[Node, Any] | None = None) -> Any:
+    """Value of ``target``, computing each missing ancestor once into ``memo``.
+
+    ``overrides`` maps sources to the data they yield instead of their own.
+    """
+    for item in target._ancestry():
+        if item not in memo:
+            memo[item] = item._compute(memo, overrides)
+    return memo[target]
+
+
+class Node:
+    """A lazy value in a learning network (base class; build nodes with
+    :func:`source`, :func:`node`, the operations of a machine, or arithmetic).
+    """
+
+    kind: str = "node"
+    __slots__ = ("parents", "_order", "_sources", "__weakref__")
+    __array_ufunc__ = None  # numpy defers ``array + node`` to the node
+
+    def __init__(self, parents: tuple[Node, ...]) -> None:
+        self.parents = parents
+        self._order: list[Node] | None = None
+        self._sources: tuple[Source, ...] | None = None
+
+    # -- structure ---------------------------------------------------------
+
+    def _ancestry(self) -> list[Node]:
+        if self._order is None:
+            self._order = ancestry([self])
+        return self._order
+
+    def _requires(self) -> tuple:
+        return self.parents
+
+    def _compute(self, memo: dict, overrides: Mapping | None) -> Any:  # pragma: no cover
+        raise NotImplementedError
+
+    def sources(self) -> list[Source]:
+        """Sources this node's value is computed from (ordinary edges only).
+
+        Sources reached only through training edges (the target a machine was
+        trained on, say) are not among them: they are not needed to predict.
+        """
+        if self._sources is None:
+            self._sources = upstream_sources([self])
+        return list(self._sources)
+
+    def machines(self) -> list[Machine]:
+        """Every machine this node needs, in training (dependency) order."""
+        return training_order([self])
+
+    # -- calling -----------------------------------------------------------
+
+    def __call__(self, *args: Any, **kwargs: Any) -> Any:
+        """Value of the node on the training data, or on new data.
+
+        Examples
+        --------
+        >>> import numpy as np
+        >>> import wirework as ww
+        >>> X = ww.source(np.array([1.0, 2.0]), name="X")
+        >>> double = 2 * X
+        >>> double()
+        array([2., 4.])
+        >>> double(np.array([5.0]))
+        array([10.])
+        """
+        if not args and not kwargs:
+            return evaluate(self, {})
+        sources = self._sources if self._sources is not None else self.sources()
+        if len(args) == 1 and not kwargs and len(sources) == 1 and is_data(args[0]):
+            return evaluate(self, {}, {sources[0]: args[0]})  # the common case, kept short
+        return evaluate(self, {}, self._bind(args, kwargs))
+
+    def _bind(self, args: tuple, kwargs: dict) -> dict:
+        """Map the call's arguments to this node's sources."""
+        sources = self.sources()
+        names = ", ".join(_source_label(s) for s in sources) or "none"
+        if args and kwargs:
+            raise GraphError(
+                "Expected either one positional value or values by source name, not both. "
+                f"Received {len(args)} positional and {sorted(kwargs)} by name. This node's sources: {names}."
+            )
+        for value in (*args, *kwargs.values()):
+            if not is_data(value):
+                raise ArgumentError(
+                    "Expected data (numpy array, pandas DataFrame or Series, sparse matrix, list) "
+                    f"to push through the network. Received: {describe(value)}."
+                )
+        if args:
+            if len(args) > 1:
+                raise GraphError(
+                    f"Expected one positional value (the new data for the node's source). "
+                    f"Received {len(args)}. Pass several sources by name: node(X=..., y=...)."
+                )
+            if len(sources) != 1:
+                raise GraphError(
+                    f"This node has {len(sources)} sources ({names}), so one positional value is ambiguous. "
+                    "Pass each by name, for example node(X=X_new, y=y_new)."
+                )
+            return {sources[0]: args[0]}
+        by_name: dict[str, Source] = {}
+        for src in sources:
+            if src.name in by_name:
+                raise GraphError(
+                    f"Two sources of this node are both named {src.name!r}; values by name are ambiguous. "
+                    "Give the sources distinct names with ww.source(..., name=...)."
+                )
+            if src.name is not None:
+                by_name[src.name] = src
+        unknown = sorted(set(kwargs) - set(by_name))
+        if unknown:
+            raise GraphError(f"Received values for {unknown}, which are not sources of this node. Its sources: {names}.")
+        missing = [_source_label(s) for s in sources if s.name not in kwargs]
+        if missing:
+            raise GraphError(
+                f"Received new data for {sorted(kwargs)} but not for {missing}. "
+                f"Pass new data for every source of this node ({names})."
+            )
+        return {by_name[name]: value for name, value in kwargs.items()}
+
+    # -- training ----------------------------------------------------------
+
+    def fit(self, *, force: bool = False) -> Node:
+        """Train every machine this node needs, in dependency order.
+
+        Each machine is visited once and follows its retraining rules (see
+        :class:`~wirework.graph.machines.Machine`): only what a change
+        touches is trained again.
+
+        Parameters
+        ----------
+        force : bool, default=False
+            Train every machine from scratch (condition 2), frozen ones excepted.
+
+        Returns
+        -------
+        Node
+            This node, so that ``node.fit()()`` works.
+        """
+        from wirework.graph.training import fit_pass
+
+        fit_pass([self], force=force)
+        return self
+
+    # -- lazy guards -------------------------------------------------------
+
+    def _refuse(self, question: str) -> LazyNodeError:
+        return LazyNodeError(
+            f"A node is lazy and has no {question} until it is called. Received a request for the {question} of "
+            f"{self!r}. Call the node first: value = node() (training data) or node(X_new)."
+        )
+
+    def __bool__(self) -> bool:
+        raise self._refuse("truth value")
+
+    def __len__(self) -> int:
+        raise self._refuse("length")
+
+    def __iter__(self):
+        raise self._refuse("items to iterate over")
+
+    def __array__(self, *args: Any, **kwargs: Any):
+        raise self._refuse("array value")
+
+    # -- arithmetic and selection give static nodes ------------------------
+
+    def __add__(self, other: Any) -> StaticNode:
+        return _binary(operator.add, "+", self, other)
+
+    def __radd__(self, other: Any) -> StaticNode:
+        return _binary(operator.add, "+", other, self)
+
+    def __sub__(self, other: Any) -> StaticNode:
+        return _binary(operator.sub, "-", self, other)
+
+    def __rsub__(self, other: Any) -> StaticNode:
+        return _binary(operator.sub, "-", other, self)
+
+    def __mul__(self, other: Any) -> StaticNode:
+        return _binary(operator.mul, "*", self, other)
+
+    def __rmul__(self, other: Any) -> StaticNode:
+        return _binary(operator.mul, "*", other, self)
+
+    def __truediv__(self, other: Any) -> StaticNode:
+        return _binary(operator.truediv, "/", self, other)
+
+    def __rtruediv__(self, other: Any) -> StaticNode:
+        return _binary(operator.truediv, "/", other, self)
+
+    def __neg__(self) -> StaticNode:
+        return StaticNode(operator.neg, (self,), label="-", template="-{0}")
+
+    def __getitem__(self, key: Any) -> StaticNode:
+        return StaticNode(operator.getitem, (self, key), label="[]", template="{0}[{1}]")
+
+    # -- inspection --------------------------------------------------------
+
+    def __repr__(self) -> str:
+        from wirework.graph.inspect import formula
+
+        return formula(self)
+
+    def to_dot(self) -> str:
+        """The completed graph upstream of this node as Graphviz DOT text."""
+        from wirework.graph.inspect import to_dot
+
+        return to_dot(self)
+
+    def to_svg(self) -> str:
+        """A drawing of the completed graph as SVG (no Graphviz needed)."""
+        from wirework.graph.inspect import to_svg
+
+        return to_svg(self)
+
+    def _repr_html_(self) -> str:
+        return f"<div><code>{_html_escape(repr(self))}</code></div>{self.to_svg()}"
+
+
+def _html_escape(text: str) -> str:
+    return text.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
+
+
+def _source_label(src: Source) -> str:
+    return src.name if src.name is not None else "<unnamed source>"
+
+
+class Source(Node):
+    """An origin of data: training data now, new data at prediction time.
+
+    Assigning ``source.data`` (or calling :meth:`rebind`) bumps ``version``,
+    which machines compare to decide whether their data changed
+    (condition 4). Mutating an array in place is not seen: assign it again.
+    """
+
+    kind = "source"
+    __slots__ = ("name", "_data", "version")
+
+    def __init__(self, data: Any = None, *, name: str | None = None) -> None:
+        super().__init__(())
+        if name is not None and not isinstance(name, str):
+            raise ArgumentError(f"Expected a source name as a str. Received: {describe(name)}.")
+        self.name = name
+        self._data = None
+        self.version = 0
+        self.rebind(data)
+
+    @property
+    def data(self) -> Any:
+        """The training data this source yields when called without arguments."""
+        return self._data
+
+    @data.setter
+    def data(self, value: Any) -> None:
+        self.rebind(value)
+
+    def rebind(self, data: Any) -> Source:
+        """Give the source new training data; machines depending on it retrain at the next fit."""
+        if data is not None and not is_data(data):
+            raise ArgumentError(
+                "Expected data (numpy array, pandas DataFrame or Series, sparse matrix, list) or None "
+                f"for a source. Received: {describe(data)}."
+            )
+        self._data = data
+        self.version += 1
+        return self
+
+    def _compute(self, memo: dict, overrides: Mapping | None) -> Any:
+        if overrides is not None:
+            value = overrides.get(self, _MISSING)
+            if value is not _MISSING:
+                return value
+        if self._data is None:
+            raise DataError(
+                f"Source {_source_label(self)} holds no data. Give it training data with "
+                "source.data = ..., or call the node with new data for this source."
+            )
+        return self._data
+
+
+class DynamicNode(Node):
+    """Applies one operation of one machine (``predict``, ``transform``…) to one parent."""
+
+    kind = "dynamic"
+    __slots__ = ("machine", "operation")
+
+    def __init__(self, machine: Machine, operation: str, parent: Node) -> None:
+        super().__init__((parent,))
+        self.machine = machine
+        self.operation = operation
+
+    def _requires(self) -> tuple:
+        return (self.machine, *self.parents)
+
+    def _compute(self, memo: dict, overrides: Mapping | None) -> Any:
+        return self.machine._apply(self.operation, memo[self.parents[0]])
+
+
+class StaticNode(Node):
+    """Applies an ordinary function to the values of its arguments.
+
+    Arguments that are nodes are the node's parents; any other argument is a
+    constant passed through unchanged.
+    """
+
+    kind = "static"
+    __slots__ = ("function", "args", "kwargs", "label", "template", "_slots")
+
+    def __init__(
+        self,
+        function: Callable[..., Any],
+        args: tuple,
+        kwargs: Mapping[str, Any] | None = None,
+        *,
+        label: str | None = None,
+        template: str | None = None,
+    ) -> None:
+        if not callable(function):
+            raise ArgumentError(f"Expected a callable for a static node. Received: {describe(function)}.")
+        kwargs = dict(kwargs or {})
+        parents = tuple(a for a in (*args, *kwargs.values()) if isinstance(a, Node))
+        super().__init__(tuple(dict.fromkeys(parents)))
+        self.function = function
+        self.args = tuple(args)
+        self.kwargs = kwargs
+        self.label = label or getattr(function, "__name__", type(function).__name__)
+        self.template = template
+        self._slots = [isinstance(a, Node) for a in self.args]
+
+    def _compute(self, memo: dict, overrides: Mapping | None) -> Any:
+        args = [memo[a] if is_node else a for a, is_node in zip(self.args, self._slots)]
+        if self.kwargs:
+            kwargs = {k: memo[v] if isinstance(v, Node) else v for k, v in self.kwargs.items()}
+            return self.function(*args, **kwargs)
+        return self.function(*args)
+
+
+def _binary(function: Callable[[Any, Any], Any], symbol: str, left: Any, right: Any) -> StaticNode:
+    return StaticNode(function, (left, right), label=symbol, template="({0} " + symbol + " {1})")
+
+
+def source(data: Any = None, *, name: str | None = None) -> Source:
+    """Create a source node, optionally holding training data.
+
+    Parameters
+    ----------
+    data : array-like, DataFrame, Series, sparse matrix or None
+        Training data. ``None`` makes a source that must be given data when
+        its nodes are called.
+    name : str, optional
+        Name used to pass new data by keyword (``node(X=...)``) and in drawings.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> import wirework as ww
+    >>> X = ww.source(np.ones((3, 2)), name="X")
+    >>> X().shape
+    (3, 2)
+    """
+    return Source(data, name=name)
+
+
+def node(function: Callable[..., Any], *args: Any, **kwargs: Any) -> StaticNode:
+    """Create a static node applying ``function`` to the values of ``args``.
+
+    Arguments that are nodes are evaluated first; other arguments are
+    constants bound into the node.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> import wirework as ww
+    >>> X = ww.source(np.array([1.0, 4.0, 9.0]), name="X")
+    >>> root = ww.node(np.sqrt, X)
+    >>> root()
+    array([1., 2., 3.])
+    >>> root
+    sqrt(X)
+    """
+    return StaticNode(function, args, kwargs)
+
+
+def lift(function: Callable[..., Any]) -> Callable[..., Any]:
+    """Make ``function`` accept nodes: called with any node among its
+    arguments it returns a static node, otherwise it computes at once.
+
+    Examples
+    --------
+    >>> import wirework as ww
+    >>> @ww.lift
+    ... def add_one(x):
+    ...     return x + 1
+    >>> add_one(1)
+    2
+    >>> add_one(ww.source([1], name="X"))
+    add_one(X)
+    """
+
+    @functools.wraps(function)
+    def lifted(*args: Any, **kwargs: Any) -> Any:
+        if any(isinstance(a, Node) for a in (*args, *kwargs.values())):
+            return StaticNode(function, args, kwargs)
+        return function(*args, **kwargs)
+
+    return lifted

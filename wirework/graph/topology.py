@@ -1,0 +1,102 @@
+"""Orders over a learning network.
+
+Two graphs live in one network:
+
+* the **ordinary** graph: each node points to its parents. It says how a
+  value is computed from the sources once every machine is trained.
+* the **completed** graph: the ordinary graph plus *training edges*, from
+  each training argument of a machine to every node the machine labels. It
+  says what must be trained before what.
+
+Nodes and machines say what they require in the completed graph through
+``_requires()`` and what they are through ``kind`` (``"source"``,
+``"dynamic"``, ``"static"`` or ``"machine"``).
+
+Both graphs are acyclic by construction: a machine's training arguments are fixed
+when it is created, before any node it labels exists, and nodes are
+immutable. All traversals here are iterative (no recursion limit) and
+deterministic (parents are visited left to right).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:  # pragma: no cover
+    from wirework.graph.machines import Machine
+    from wirework.graph.nodes import Node
+
+__all__ = ["ancestry", "training_order", "upstream_machines", "upstream_sources"]
+
+
+def ancestry(roots: Iterable[Node]) -> list[Node]:
+    """Nodes the ``roots`` depend on through ordinary edges, parents first.
+
+    The result is a topological order of the ordinary graph restricted to the
+    roots' ancestors (each root included); evaluating nodes in this order
+    finds every parent's value ready.
+    """
+    order: list[Node] = []
+    seen: set[int] = set()
+    for root in roots:
+        if id(root) in seen:
+            continue
+        seen.add(id(root))
+        stack = [(root, iter(root.parents))]
+        while stack:
+            node, parents = stack[-1]
+            for parent in parents:
+                if id(parent) not in seen:
+                    seen.add(id(parent))
+                    stack.append((parent, iter(parent.parents)))
+                    break
+            else:
+                stack.pop()
+                order.append(node)
+    return order
+
+
+def training_order(roots: Iterable[Node | Machine]) -> list[Machine]:
+    """Machines the ``roots`` depend on through the completed graph, in an
+    order in which each machine comes after every machine it needs.
+
+    A root that is itself a machine is included last among its dependencies.
+    """
+    order: list[Machine] = []
+    seen: set[int] = set()
+    for root in roots:
+        if id(root) in seen:
+            continue
+        seen.add(id(root))
+        stack = [(root, iter(root._requires()))]
+        while stack:
+            item, children = stack[-1]
+            for child in children:
+                if id(child) not in seen:
+                    seen.add(id(child))
+                    stack.append((child, iter(child._requires())))
+                    break
+            else:
+                stack.pop()
+                if item.kind == "machine":
+                    order.append(item)
+    return order
+
+
+def upstream_machines(nodes: Iterable[Node]) -> tuple[Machine, ...]:
+    """Machines labelling a node in the ordinary ancestry of ``nodes``.
+
+    These are the machines whose retraining changes the values of
+    ``nodes`` (condition 3 of the retraining rules).
+    """
+    found: dict[int, Machine] = {}
+    for node in ancestry(nodes):
+        if node.kind == "dynamic":
+            found.setdefault(id(node.machine), node.machine)
+    return tuple(found.values())
+
+
+def upstream_sources(nodes: Iterable[Node]) -> tuple[Node, ...]:
+    """Sources in the ordinary ancestry of ``nodes``, in order of first encounter."""
+    return tuple(node for node in ancestry(nodes) if node.kind == "source")
