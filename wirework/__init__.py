@@ -26,6 +26,8 @@ from wirework.errors import (
     WireworkError,
     WireworkWarning,
 )
+from wirework.compose import Average, Bagging, Composite, Pipeline, Signature, Stack, TransformedTarget
+from wirework.config import config_context, get_config, set_config
 from wirework.graph import (
     DynamicNode,
     Machine,
@@ -43,6 +45,7 @@ from wirework.graph import (
     source,
     vcat,
 )
+from wirework.graph.cache import FitCache
 
 __version__ = "0.1.0"
 
@@ -63,6 +66,17 @@ __all__ = [
     "folds",
     "restrict",
     "corestrict",
+    "FitCache",
+    "Composite",
+    "Signature",
+    "Pipeline",
+    "TransformedTarget",
+    "Stack",
+    "Bagging",
+    "Average",
+    "set_config",
+    "get_config",
+    "config_context",
     "WireworkError",
     "GraphError",
     "NotTrainedError",

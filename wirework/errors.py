@@ -7,6 +7,8 @@ also the builtin exception a user would naturally catch, so both
 
 from __future__ import annotations
 
+from sklearn.exceptions import NotFittedError
+
 __all__ = [
     "WireworkError",
     "GraphError",
@@ -33,8 +35,11 @@ class GraphError(WireworkError, ValueError):
     """
 
 
-class NotTrainedError(WireworkError, ValueError, AttributeError):
-    """A machine's learned state was requested before it was trained."""
+class NotTrainedError(WireworkError, NotFittedError):
+    """A machine's (or composite's) learned state was requested before training.
+
+    Also scikit-learn's ``NotFittedError``, hence ``ValueError`` and ``AttributeError``.
+    """
 
 
 class DataError(WireworkError, ValueError):
@@ -61,6 +66,36 @@ class MachineFitError(WireworkError, RuntimeError):
     def __init__(self, message: str, *, machine: object = None) -> None:
         super().__init__(message)
         self.machine = machine
+
+    @classmethod
+    def wrapping(cls, cause: BaseException, message: str, *, machine: object = None) -> MachineFitError:
+        """A ``MachineFitError`` that is also every builtin class ``cause`` is.
+
+        A ``ValueError`` raised by a model's ``fit`` becomes an error that
+        ``except ValueError`` and ``except ww.MachineFitError`` both catch.
+        """
+        builtins = [
+            k
+            for k in type(cause).__mro__
+            if k.__module__ == "builtins" and k not in (BaseException, Exception, object, RuntimeError)
+        ]
+        bases = tuple(k for k in builtins if not any(o is not k and issubclass(o, k) for o in builtins))
+        if not bases:
+            return cls(message, machine=machine)
+        variant = _VARIANTS.get(bases)
+        if variant is None:
+            try:
+                variant = type(cls.__name__, (cls, *bases), {"__module__": cls.__module__, "__qualname__": cls.__qualname__})
+            except TypeError:  # a builtin whose instance layout cannot be combined
+                variant = cls
+            _VARIANTS[bases] = variant
+        return variant(message, machine=machine)
+
+    def __reduce__(self):
+        return (MachineFitError, (str(self),))
+
+
+_VARIANTS: dict[tuple[type, ...], type] = {}
 
 
 class WireworkWarning(UserWarning):

@@ -6,11 +6,12 @@ import copy
 import time
 import warnings
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 import pandas as pd
 from sklearn.base import clone
+from sklearn.utils import get_tags
 
 from wirework.errors import (
     ArgumentError,
@@ -21,10 +22,14 @@ from wirework.errors import (
     NotTrainedError,
     WireworkError,
 )
+from wirework.graph.cache import FitCache
 from wirework.graph.data import describe, is_data, n_rows
 from wirework.graph.fingerprint import model_token
-from wirework.graph.nodes import DynamicNode, Node, Source, evaluate
+from wirework.graph.nodes import DynamicNode, Node, Source
 from wirework.graph.topology import upstream_machines, upstream_sources
+
+if TYPE_CHECKING:  # pragma: no cover
+    from wirework.graph.training import FitPass
 
 __all__ = ["Machine", "machine", "OPERATIONS"]
 
@@ -216,7 +221,7 @@ class Machine:
 
     # -- training ----------------------------------------------------------
 
-    def fit(self, *, force: bool = False) -> Machine:
+    def fit(self, *, force: bool = False, cache: FitCache | None = None) -> Machine:
         """Train this machine and every machine it needs, by the retraining rules.
 
         Parameters
@@ -224,10 +229,13 @@ class Machine:
         force : bool, default=False
             Train this machine from scratch (condition 2). Machines upstream
             of it are trained only if their own rules ask for it.
+        cache : FitCache, optional
+            Reuse fits of equal models on equal data; defaults to the global
+            ``cache`` setting (:func:`wirework.set_config`).
         """
         from wirework.graph.training import fit_pass
 
-        fit_pass([self], forced=[self] if force else ())
+        fit_pass([self], forced=[self] if force else (), cache=cache)
         return self
 
     def report(self) -> dict[str, Any]:
@@ -267,7 +275,7 @@ class Machine:
             return "updated", "condition 6: hyperparameters changed"
         return None
 
-    def _visit(self, memo: dict, *, force: bool) -> None:
+    def _visit(self, run: FitPass, *, force: bool) -> None:
         """One visit by a fit pass: decide, then train or leave alone."""
         decision = self._decide(force)
         if decision is None:
@@ -283,10 +291,10 @@ class Machine:
             )
             self._report = {"action": "frozen", "reason": f"frozen; otherwise {reason}", "state": self._state}
             return
-        values = [evaluate(arg, memo) for arg in self._args]
-        self._train(values, action, reason)
+        values = [run.value(arg) for arg in self._args]
+        self._train(values, action, reason, cache=run.cache)
 
-    def _train(self, values: list[Any], action: str, reason: str) -> None:
+    def _train(self, values: list[Any], action: str, reason: str, *, cache: FitCache | None = None) -> None:
         """Fit the model on ``values`` and record what was seen (conditions 3-6)."""
         rows = [n_rows(v) for v in values]
         if len(set(rows)) > 1:
@@ -303,29 +311,16 @@ class Machine:
             and type(self._fitted) is model_type
             and _get_params(self.model).get("warm_start") is True
         )
-        if warm:  # condition 6 with warm start: continue from a copy of the fitted model
-            fitted = copy.deepcopy(self._fitted)
-            fitted.set_params(**clone(self.model).get_params(deep=False))
-        else:
-            fitted = clone(self.model, safe=False)
-        vector = len(values) == 1 and getattr(values[0], "ndim", 2) == 1
+        vector = len(values) == 1 and getattr(values[0], "ndim", 2) == 1 and _wants_column(self.model)
+        key = cache.key(token, values) if cache is not None and not warm else None
         start = time.perf_counter()
-        try:
-            if len(values) == 1:
-                fitted.fit(_to_column(values[0]) if vector else values[0])
-            elif len(values) == 2:
-                fitted.fit(values[0], values[1])
-            else:
-                fitted.fit(values[0], values[1], sample_weight=values[2])
-        except WireworkError:
-            raise
-        except Exception as exc:
-            self._report = {"action": "failed", "reason": f"{reason}; fit raised {type(exc).__name__}", "state": self._state}
-            raise MachineFitError(
-                f"{self._title()} failed to train ({reason}): {type(exc).__name__}: {exc}. "
-                "Machines trained before it stay trained; fix the model or its data and fit again.",
-                machine=self,
-            ) from exc
+        fitted = cache.get(key) if key is not None else None
+        if fitted is not None:
+            reason += " (fit found in the cache)"
+        else:
+            fitted = self._fit_model(values, warm, vector, reason)
+            if key is not None:
+                cache.put(key, fitted)
         elapsed = time.perf_counter() - start
         machines, sources = self._upstream_of_args()
         self._fitted = fitted
@@ -346,6 +341,43 @@ class Machine:
             "fit_time": elapsed,
             "n_rows": rows[0],
         }
+
+    def _fit_model(self, values: list[Any], warm: bool, vector: bool, reason: str) -> Any:
+        """A fitted copy of the model: the model's own ``fit``, errors wrapped."""
+        if warm:  # condition 6 with warm start: continue from a copy of the fitted model
+            fitted = copy.deepcopy(self._fitted)
+            fitted.set_params(**clone(self.model).get_params(deep=False))
+        else:
+            fitted = clone(self.model, safe=False)
+        try:
+            if len(values) == 1:
+                fitted.fit(_to_column(values[0]) if vector else values[0])
+            elif len(values) == 2:
+                fitted.fit(values[0], values[1])
+            else:
+                fitted.fit(values[0], values[1], sample_weight=values[2])
+        except WireworkError:
+            raise
+        except Exception as exc:
+            self._report = {"action": "failed", "reason": f"{reason}; fit raised {type(exc).__name__}", "state": self._state}
+            raise MachineFitError.wrapping(
+                exc,
+                f"{self._title()} failed to train ({reason}): {type(exc).__name__}: {exc}. "
+                "Machines trained before it stay trained; fix the model or its data and fit again.",
+                machine=self,
+            ) from exc
+        return fitted
+
+
+def _wants_column(model: Any) -> bool:
+    """Whether ``model`` takes 2-D input only, so a 1-D argument is given as one column."""
+    try:
+        tags = get_tags(model)
+    except Exception:
+        return True
+    if tags.target_tags.one_d_labels:  # LabelEncoder and friends take y as it is
+        return False
+    return tags.input_tags.two_d_array and not tags.input_tags.one_d_array
 
 
 def _get_params(model: Any) -> dict[str, Any]:

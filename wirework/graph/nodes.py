@@ -21,6 +21,7 @@ from wirework.graph.data import describe, is_data
 from wirework.graph.topology import ancestry, training_order, upstream_sources
 
 if TYPE_CHECKING:  # pragma: no cover
+    from wirework.graph.cache import FitCache
     from wirework.graph.machines import Machine
 
 __all__ = ["Node", "Source", "DynamicNode", "StaticNode", "source", "node", "lift", "evaluate"]
@@ -152,7 +153,7 @@ class Node:
 
     # -- training ----------------------------------------------------------
 
-    def fit(self, *, force: bool = False) -> Node:
+    def fit(self, *, force: bool = False, cache: FitCache | None = None) -> Node:
         """Train every machine this node needs, in dependency order.
 
         Each machine is visited once and follows its retraining rules (see
@@ -163,6 +164,9 @@ class Node:
         ----------
         force : bool, default=False
             Train every machine from scratch (condition 2), frozen ones excepted.
+        cache : FitCache, optional
+            Reuse fits of equal models on equal data; defaults to the global
+            ``cache`` setting (:func:`wirework.set_config`).
 
         Returns
         -------
@@ -171,7 +175,7 @@ class Node:
         """
         from wirework.graph.training import fit_pass
 
-        fit_pass([self], force=force)
+        fit_pass([self], force=force, cache=cache)
         return self
 
     # -- lazy guards -------------------------------------------------------
@@ -266,7 +270,7 @@ class Source(Node):
     """
 
     kind = "source"
-    __slots__ = ("name", "_data", "version")
+    __slots__ = ("name", "_data", "version", "fingerprint")
 
     def __init__(self, data: Any = None, *, name: str | None = None) -> None:
         super().__init__(())
@@ -275,6 +279,7 @@ class Source(Node):
         self.name = name
         self._data = None
         self.version = 0
+        self.fingerprint: str | None = None
         self.rebind(data)
 
     @property
@@ -286,15 +291,35 @@ class Source(Node):
     def data(self, value: Any) -> None:
         self.rebind(value)
 
-    def rebind(self, data: Any) -> Source:
-        """Give the source new training data; machines depending on it retrain at the next fit."""
+    def rebind(self, data: Any, *, fingerprint: str | None = None) -> Source:
+        """Give the source new training data; machines depending on it retrain at the next fit.
+
+        Parameters
+        ----------
+        data : data or None
+            The new training data.
+        fingerprint : str, optional
+            A content token of ``data`` (see :func:`~wirework.graph.fingerprint.tokenize`).
+            When it equals the token given with the previous data, the data
+            counts as unchanged: ``version`` is not bumped and nothing retrains.
+        """
         if data is not None and not is_data(data):
             raise ArgumentError(
                 "Expected data (numpy array, pandas DataFrame or Series, sparse matrix, list) or None "
                 f"for a source. Received: {describe(data)}."
             )
         self._data = data
-        self.version += 1
+        if fingerprint is None or fingerprint != self.fingerprint:
+            self.version += 1
+        self.fingerprint = fingerprint
+        return self
+
+    def release(self) -> Source:
+        """Drop the reference to the training data without counting it as a change.
+
+        Rebinding the same data later (with the same ``fingerprint``) retrains nothing.
+        """
+        self._data = None
         return self
 
     def _compute(self, memo: dict, overrides: Mapping | None) -> Any:

@@ -4,7 +4,9 @@ The pass visits each machine once, in dependency order (a topological order
 of the completed graph), and lets the machine decide by its retraining rules
 whether to train, update or leave itself alone (see
 :class:`wirework.graph.machines.Machine`). Node values on the training data
-are memoised for the length of the pass, so no transform is computed twice.
+are memoised for the length of the pass, so no transform is computed twice;
+given a :class:`TrainingValues` store they are also kept *between* passes
+and reused while nothing upstream of them changed.
 
 This is the sequential loop; the execution layer will hand independent
 machines to executors with the same per-machine steps (decide, evaluate the
@@ -14,15 +16,81 @@ training arguments, fit).
 from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
-from wirework.graph.topology import training_order
+from wirework.config import get_config
+from wirework.graph.nodes import evaluate
+from wirework.graph.topology import training_order, upstream_machines, upstream_sources
 
 if TYPE_CHECKING:  # pragma: no cover
+    from wirework.graph.cache import FitCache
     from wirework.graph.machines import Machine
     from wirework.graph.nodes import Node
 
-__all__ = ["fit_pass"]
+__all__ = ["fit_pass", "FitPass", "TrainingValues"]
+
+
+class TrainingValues:
+    """Values of nodes on the training data, kept between fit passes.
+
+    Each value is stamped with the states of the machines and the versions of
+    the sources upstream of its node; it is reused only while the stamp is
+    unchanged. Source values are never kept (the data stays the caller's).
+    """
+
+    def __init__(self) -> None:
+        self._values: dict[Node, tuple[tuple, Any]] = {}
+        self._upstream: dict[Node, tuple[tuple, tuple]] = {}
+
+    def stamp(self, node: Node) -> tuple:
+        upstream = self._upstream.get(node)
+        if upstream is None:
+            upstream = self._upstream[node] = (upstream_machines([node]), upstream_sources([node]))
+        machines, sources = upstream
+        return tuple(m._state for m in machines), tuple(s.version for s in sources)
+
+    def get(self, node: Node, stamp: tuple) -> tuple[bool, Any]:
+        entry = self._values.get(node)
+        if entry is not None and entry[0] == stamp:
+            return True, entry[1]
+        return False, None
+
+    def put(self, node: Node, stamp: tuple, value: Any) -> None:
+        self._values[node] = (stamp, value)
+
+    def clear(self) -> None:
+        self._values.clear()
+
+    def __len__(self) -> int:
+        return len(self._values)
+
+
+class FitPass:
+    """The state of one pass: memoised values, the fit cache, the values store."""
+
+    def __init__(self, cache: FitCache | None = None, store: TrainingValues | None = None) -> None:
+        self.memo: dict[Node, Any] = {}
+        self.cache = cache
+        self.store = store
+
+    def value(self, node: Node) -> Any:
+        """Value of ``node`` on the training data, each ancestor computed at most once."""
+        if self.store is None:
+            return evaluate(node, self.memo)
+        memo, store = self.memo, self.store
+        for item in node._ancestry():
+            if item in memo:
+                continue
+            if item.kind == "source":
+                memo[item] = item._compute(memo, None)
+                continue
+            stamp = store.stamp(item)
+            found, value = store.get(item, stamp)
+            if not found:
+                value = item._compute(memo, None)
+                store.put(item, stamp, value)
+            memo[item] = value
+        return memo[node]
 
 
 def fit_pass(
@@ -30,6 +98,8 @@ def fit_pass(
     *,
     force: bool = False,
     forced: Sequence[Machine] = (),
+    cache: FitCache | None = None,
+    store: TrainingValues | None = None,
 ) -> list[Machine]:
     """Train every machine the ``roots`` need; return the machines visited.
 
@@ -41,10 +111,15 @@ def fit_pass(
         Train every visited machine from scratch (condition 2).
     forced : sequence of Machine, default=()
         Machines to train from scratch even when ``force`` is false.
+    cache : FitCache, optional
+        Where to look for fits before fitting; defaults to the ``cache``
+        setting of :func:`wirework.set_config`.
+    store : TrainingValues, optional
+        Keep training-data values of nodes between passes.
     """
     machines = training_order(roots)
     forced_ids = {id(machine) for machine in forced}
-    memo: dict[Node, object] = {}
+    run = FitPass(cache if cache is not None else get_config()["cache"], store)
     for machine in machines:
-        machine._visit(memo, force=force or id(machine) in forced_ids)
+        machine._visit(run, force=force or id(machine) in forced_ids)
     return machines

@@ -1,0 +1,80 @@
+"""Parameters that are lists of ``(name, estimator)`` pairs, nested by name.
+
+``get_params(deep=True)`` exposes each estimator as ``name`` and its own
+parameters as ``name__param``; ``set_params(name=...)`` replaces one
+estimator, ``set_params(name__param=...)`` reaches into it — the convention
+of scikit-learn's ``Pipeline`` and ``StackingRegressor``.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from wirework.errors import ArgumentError, GraphError
+from wirework.graph.data import describe
+
+__all__ = ["NamedEstimators", "check_named"]
+
+
+def check_named(owner: str, attribute: str, pairs: Any) -> list[tuple[str, Any]]:
+    """Validate a list of ``(name, estimator)`` pairs; return it as a list."""
+    if not isinstance(pairs, (list, tuple)) or not pairs:
+        raise ArgumentError(
+            f"{owner}: expected {attribute} to be a non-empty list of (name, estimator) pairs. "
+            f"Received: {describe(pairs)}."
+        )
+    names = []
+    for item in pairs:
+        if not (isinstance(item, tuple) and len(item) == 2 and isinstance(item[0], str)):
+            raise ArgumentError(
+                f"{owner}: expected each item of {attribute} to be a (name, estimator) pair. Received: {describe(item)}."
+            )
+        name = item[0]
+        if "__" in name or not name:
+            raise GraphError(f"{owner}: the name {name!r} in {attribute} must be non-empty and contain no '__'.")
+        names.append(name)
+    duplicates = sorted({n for n in names if names.count(n) > 1})
+    if duplicates:
+        raise GraphError(f"{owner}: names in {attribute} must be unique. Received duplicates: {duplicates}.")
+    return list(pairs)
+
+
+class NamedEstimators:
+    """Mixin for a composite whose ``_named`` attribute holds ``(name, estimator)`` pairs."""
+
+    _named: str = "estimators"
+
+    def _pairs(self) -> list[tuple[str, Any]]:
+        pairs = getattr(self, self._named)
+        return list(pairs) if isinstance(pairs, (list, tuple)) else []
+
+    def get_params(self, deep: bool = True) -> dict[str, Any]:
+        params = super().get_params(deep=False)
+        if not deep:
+            return params
+        deep_params = super().get_params(deep=True)
+        for item in self._pairs():
+            if not (isinstance(item, tuple) and len(item) == 2):
+                continue
+            name, estimator = item
+            params[name] = estimator
+            if hasattr(estimator, "get_params") and not isinstance(estimator, type):
+                for key, value in estimator.get_params(deep=True).items():
+                    params[f"{name}__{key}"] = value
+        return {**deep_params, **params}
+
+    def set_params(self, **params: Any) -> NamedEstimators:
+        if self._named in params:
+            setattr(self, self._named, params.pop(self._named))
+        pairs = self._pairs()
+        names = [item[0] for item in pairs if isinstance(item, tuple) and len(item) == 2]
+        replaced = False
+        for key in list(params):
+            if key in names:
+                pairs[names.index(key)] = (key, params.pop(key))
+                replaced = True
+        if replaced:
+            setattr(self, self._named, pairs)
+        if params:
+            super().set_params(**params)
+        return self

@@ -1,0 +1,125 @@
+"""Functions the recipes place in static nodes (module-level, so networks pickle)."""
+
+from __future__ import annotations
+
+import copy
+from typing import Any
+
+import numpy as np
+import scipy.sparse as sp
+from sklearn.model_selection import check_cv
+
+from wirework.errors import DataError
+from wirework.graph.data import n_rows, take_rows
+from wirework.graph.library import hcat
+
+__all__ = ["cv_splits", "take", "gather", "meta_features", "bootstrap_rows", "weighted_mean", "argmax"]
+
+
+def seeded_cv(cv: Any, classifier: bool, random_state: Any) -> Any:
+    """``cv`` as a splitter; a shuffling splitter without seed gets one from ``random_state``.
+
+    A fixed seed makes the splits a pure function of the data, so every fit
+    pass (and every learner) sees the same folds.
+    """
+    if isinstance(cv, (int, np.integer)) and not isinstance(cv, bool):
+        return int(cv)
+    if hasattr(cv, "random_state") and getattr(cv, "shuffle", True) and cv.random_state is None:
+        cv = copy.deepcopy(cv)
+        seed = np.random.RandomState(random_state).randint(np.iinfo(np.int32).max)
+        cv.random_state = int(seed)
+    return cv
+
+
+def cv_splits(X: Any, y: Any, cv: Any, classifier: bool) -> tuple[tuple[np.ndarray, np.ndarray], ...]:
+    """The (train, test) row positions of each split of ``cv``; the tests must partition the rows."""
+    rows = n_rows(X)
+    try:
+        splitter = check_cv(cv, y=y, classifier=classifier)
+        n_splits = splitter.get_n_splits(X, y)
+        if n_splits > rows:
+            raise DataError(
+                f"cv asks for {n_splits} folds but the training data has only n_samples={rows} rows. "
+                f"Use cv <= {rows} (or more data)."
+            )
+        splits = tuple((np.asarray(train), np.asarray(test)) for train, test in splitter.split(X, y))
+    except (ValueError, TypeError) as exc:
+        if isinstance(exc, DataError):
+            raise
+        raise DataError(f"cv={cv!r} cannot split this data: {exc}") from exc
+    tested = np.sort(np.concatenate([test for _, test in splits]))
+    if len(tested) != rows or not np.array_equal(tested, np.arange(rows)):
+        raise DataError(
+            f"Out-of-fold predictions need splits whose test sets partition the rows; {splitter!r} does not. "
+            "Use KFold, StratifiedKFold or another partitioning splitter."
+        )
+    return splits
+
+
+def take(X: Any, splits: tuple, i: int, part: int) -> Any:
+    """Rows of ``X`` in part ``part`` (0 train, 1 test) of split ``i``."""
+    return take_rows(X, splits[i][part])
+
+
+def gather(splits: tuple, *predictions: Any) -> np.ndarray:
+    """Out-of-fold predictions put back in the original row order."""
+    first = np.asarray(predictions[0])
+    rows = sum(len(test) for _, test in splits)
+    out = np.empty((rows, *first.shape[1:]), dtype=np.result_type(*[np.asarray(p).dtype for p in predictions]))
+    for (_, test), values in zip(splits, predictions):
+        out[test] = np.asarray(values)
+    return out
+
+
+def meta_features(*predictions: Any, probabilities: tuple[bool, ...], passthrough: Any = None) -> Any:
+    """Predictions of the base learners as columns (binary probabilities keep one column).
+
+    As scikit-learn's stacking: a 1-D prediction is one column; a
+    ``predict_proba`` output (``probabilities[i]``) with two columns keeps
+    its second column only. ``passthrough`` data is appended after the
+    predictions.
+    """
+    columns = []
+    for values, is_proba in zip(predictions, probabilities):
+        values = np.asarray(values)
+        if values.ndim == 1:
+            values = values.reshape(-1, 1)
+        elif is_proba and values.shape[1] == 2:
+            values = values[:, 1:]
+        columns.append(values)
+    stacked = np.hstack(columns)
+    if passthrough is None:
+        return stacked
+    if sp.issparse(passthrough):
+        return sp.hstack([sp.csr_matrix(stacked), passthrough], format="csr")
+    return hcat(stacked, passthrough)
+
+
+def bootstrap_rows(y: Any, seed: int, max_samples: float | int, classes: bool) -> np.ndarray:
+    """Row positions of one bootstrap draw; for classifiers every class appears at least once."""
+    rows = n_rows(y)
+    size = int(max_samples) if isinstance(max_samples, (int, np.integer)) else max(1, int(round(max_samples * rows)))
+    if not 1 <= size <= rows:
+        raise DataError(f"max_samples gives {size} rows per member; it must give between 1 and {rows}.")
+    rng = np.random.RandomState(seed)
+    drawn = rng.randint(0, rows, size=size)
+    if classes:
+        labels = np.asarray(y)
+        missing = np.setdiff1d(np.unique(labels), labels[drawn])
+        extra = [rng.choice(np.flatnonzero(labels == label)) for label in missing]
+        drawn = np.concatenate([drawn, np.asarray(extra, dtype=drawn.dtype)])
+    return np.sort(drawn)
+
+
+def weighted_mean(*values: Any, weights: tuple[float, ...] | None = None) -> np.ndarray:
+    """Weighted elementwise mean of several predictions."""
+    arrays = [np.asarray(v, dtype=float) for v in values]
+    if weights is None:
+        return sum(arrays[1:], arrays[0]) / len(arrays)
+    total = sum(w * a for w, a in zip(weights, arrays))
+    return total / float(sum(weights))
+
+
+def argmax(probabilities: Any) -> np.ndarray:
+    """Column of the largest value in each row."""
+    return np.asarray(probabilities).argmax(axis=1)

@@ -1,0 +1,366 @@
+"""Composites: a learning network exported as a scikit-learn estimator.
+
+A subclass declares its component models and options as ``__init__``
+parameters (stored verbatim) and implements ``network(X, y=None)``, which
+builds the network from two source nodes and returns a
+:class:`~wirework.compose.signature.Signature`. ``fit`` builds the network
+once and trains it; later fits on the same data retrain only the machines a
+change touches, by the retraining rules of the core.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+import pandas as pd
+from sklearn.base import BaseEstimator, ClassifierMixin, ClusterMixin, RegressorMixin
+from sklearn.metrics import accuracy_score, r2_score
+from sklearn.utils import get_tags
+from sklearn.utils._tags import ClassifierTags, RegressorTags, TransformerTags
+from sklearn.utils.metaestimators import available_if
+from sklearn.utils.multiclass import check_classification_targets
+from sklearn.utils.validation import validate_data
+
+from wirework.config import get_config
+from wirework.errors import ArgumentError, DataError, GraphError, NotTrainedError
+from wirework.graph.cache import FitCache
+from wirework.graph.data import describe
+from wirework.graph.fingerprint import tokenize
+from wirework.graph.machines import Machine
+from wirework.graph.nodes import Source, source
+from wirework.graph.topology import training_order, upstream_sources
+from wirework.graph.training import TrainingValues, fit_pass
+from wirework.compose.signature import Signature
+
+__all__ = ["Composite", "is_estimator"]
+
+
+def is_estimator(value: Any) -> bool:
+    """Whether ``value`` is a model (has ``fit`` and ``get_params``), not a class."""
+    return not isinstance(value, type) and hasattr(value, "fit") and hasattr(value, "get_params")
+
+
+def _skeleton(value: Any, objects: list[Any]) -> Any:
+    """``value`` with each estimator replaced by a placeholder (collected in ``objects``)."""
+    if is_estimator(value):
+        objects.append(value)
+        return ("<estimator>", type(value).__module__, type(value).__qualname__)
+    if isinstance(value, (list, tuple)):
+        return (type(value).__name__, tuple(_skeleton(v, objects) for v in value))
+    if isinstance(value, dict):
+        return ("dict", tuple((k, _skeleton(v, objects)) for k, v in sorted(value.items(), key=lambda kv: str(kv[0]))))
+    return value
+
+
+@dataclass
+class _Built:
+    """A network built for this composite, with what it was built from."""
+
+    signature: Signature
+    X: Source
+    y: Source | None
+    structure: str
+    objects: list[Any]
+    machines: list[Machine]
+    store: TrainingValues = field(default_factory=TrainingValues)
+    data: tuple[str | None, str | None] = (None, None)
+
+
+def _offers(operation: str):
+    return lambda self: self._provides(operation)
+
+
+class Composite(BaseEstimator):
+    """Base class of networks exported as scikit-learn estimators.
+
+    Subclasses implement :meth:`network`; their ``__init__`` stores each
+    argument unchanged (scikit-learn's rule). Mix in ``RegressorMixin``,
+    ``ClassifierMixin`` or ``TransformerMixin`` (before ``Composite``) to
+    declare what the composite is, or override :meth:`_kind`.
+
+    Operations (``predict``, ``predict_proba``, ``predict_log_proba``,
+    ``decision_function``, ``transform``, ``inverse_transform``) exist
+    exactly when the signature returned by :meth:`network` provides them.
+
+    Attributes
+    ----------
+    network_ : Signature
+        The trained network's output nodes.
+    machines_ : list of Machine
+        Its machines, in training order.
+    n_features_in_, feature_names_in_ : int, ndarray
+        As in scikit-learn.
+    classes_ : ndarray
+        For classifiers: the class labels seen in ``fit``.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> import wirework as ww
+    >>> from sklearn.base import RegressorMixin
+    >>> from sklearn.linear_model import Ridge
+    >>> from sklearn.preprocessing import StandardScaler
+    >>> class ScaledRidge(RegressorMixin, ww.Composite):
+    ...     def __init__(self, alpha=1.0):
+    ...         self.alpha = alpha
+    ...     def network(self, X, y=None):
+    ...         Z = ww.machine(StandardScaler(), X).transform(X)
+    ...         return ww.Signature(predict=ww.machine(Ridge(alpha=self.alpha), Z, y).predict(Z))
+    >>> X, y = np.arange(8.0).reshape(4, 2), np.arange(4.0)
+    >>> ScaledRidge(alpha=0.1).fit(X, y).predict(X[:2]).round(2)
+    array([0.02, 1.01])
+    """
+
+    def network(self, X: Source, y: Source | None = None) -> Signature:
+        """Build the network from source nodes ``X`` and ``y`` (``None`` when fit without ``y``)."""
+        raise NotImplementedError(f"{type(self).__name__} must implement network(self, X, y=None) -> ww.Signature.")
+
+    # -- what kind of estimator -------------------------------------------
+
+    def _kind(self) -> str | None:
+        """``"classifier"``, ``"regressor"``, ``"clusterer"`` or ``None``, from the mixins by default."""
+        for mixin, kind in ((ClassifierMixin, "classifier"), (RegressorMixin, "regressor"), (ClusterMixin, "clusterer")):
+            if isinstance(self, mixin):
+                return kind
+        return None
+
+    def _components(self) -> list[Any]:
+        """The models that see the input ``X`` (their tags decide sparse / NaN support)."""
+        objects: list[Any] = []
+        _skeleton(list(self.get_params(deep=False).values()), objects)
+        return objects
+
+    def __sklearn_tags__(self):
+        tags = super().__sklearn_tags__()
+        kind = self._kind()
+        tags.estimator_type = kind
+        tags.target_tags.multi_output = False
+        tags.target_tags.single_output = True
+        if kind == "classifier":
+            tags.classifier_tags = tags.classifier_tags or ClassifierTags()
+            tags.target_tags.required = True
+        elif kind == "regressor":
+            tags.regressor_tags = tags.regressor_tags or RegressorTags()
+            tags.target_tags.required = True
+        if self._provides("transform"):
+            tags.transformer_tags = tags.transformer_tags or TransformerTags()
+        components = self._components()
+        if components:
+            inner = [get_tags(c) for c in components]
+            tags.input_tags.sparse = all(t.input_tags.sparse for t in inner)
+            tags.input_tags.allow_nan = all(t.input_tags.allow_nan for t in inner)
+            tags.non_deterministic = any(t.non_deterministic for t in inner)
+        return tags
+
+    # -- building ------------------------------------------------------------
+
+    def _cache(self) -> FitCache | None:
+        cache = self.get_params(deep=False).get("cache")
+        if cache is None:
+            return get_config()["cache"]
+        if not isinstance(cache, FitCache):
+            raise ArgumentError(f"Expected cache to be a ww.FitCache or None. Received: {describe(cache)}.")
+        return cache
+
+    def _build(self, supervised: bool) -> _Built:
+        objects: list[Any] = []
+        structure = tokenize(_skeleton(self.get_params(deep=False), objects), supervised)
+        X = source(name="X")
+        y = source(name="y") if supervised else None
+        signature = self.network(X, y)
+        if not isinstance(signature, Signature):
+            raise GraphError(
+                f"{type(self).__name__}.network() must return a ww.Signature. Received: {describe(signature)}. "
+                "End it with: return ww.Signature(predict=...)."
+            )
+        allowed = {X} if y is None else {X, y}
+        machines = training_order(signature.nodes())
+        for name, node in [*signature.items(), *signature.report.items()]:
+            foreign = [s for s in upstream_sources([node]) if s not in allowed]
+            if foreign:
+                reachable = ", ".join(s.name or "<unnamed source>" for s in node.sources()) or "none"
+                raise GraphError(
+                    f"The {name} node of {type(self).__name__}.network() depends on sources that are not the X or y "
+                    f"given to network(). Sources it reaches: {reachable}. Build every node from X and y."
+                )
+        for mach in machines:
+            foreign = [s for s in upstream_sources(mach.args) if s not in allowed]
+            if foreign:
+                raise GraphError(
+                    f"{mach._title()} in {type(self).__name__}.network() trains on data that does not come from "
+                    "the X or y given to network(). Build every training argument from X and y."
+                )
+        return _Built(signature, X, y, structure, objects, machines)
+
+    def _network_for(self, supervised: bool) -> _Built:
+        """The network built earlier when its structure still holds, else a new one."""
+        built = getattr(self, "_built", None)
+        objects: list[Any] = []
+        structure = tokenize(_skeleton(self.get_params(deep=False), objects), supervised)
+        if built is not None and built.structure == structure:
+            replaced = [(old, new) for old, new in zip(built.objects, objects) if old is not new]
+            models = {id(m.model) for m in built.machines}
+            if all(id(old) in models for old, _ in replaced):
+                for old, new in replaced:  # a component was replaced: point its machines at the new one
+                    for mach in built.machines:
+                        if mach.model is old:
+                            mach.model = new
+                built.objects = objects
+                return built
+        self._built = self._build(supervised)
+        return self._built
+
+    def _provides(self, operation: str) -> bool:
+        built = self.__dict__.get("_built")
+        if built is not None and "network_" in self.__dict__:
+            return operation in built.signature
+        try:
+            trial = self.network(source(name="X"), source(name="y"))
+        except Exception:
+            return False
+        return isinstance(trial, Signature) and operation in trial
+
+    # -- fitting ---------------------------------------------------------------
+
+    def _check_fit_data(self, X: Any, y: Any) -> tuple[Any, Any]:
+        kind = self._kind()
+        if y is None and kind in ("classifier", "regressor"):
+            raise DataError(
+                f"{type(self).__name__} requires y to be passed, but the target y is None. Call fit(X, y)."
+            )
+        common = {"reset": True, "accept_sparse": ("csr", "csc"), "dtype": None, "ensure_all_finite": False}
+        if y is None:
+            checked_X, checked_y = validate_data(self, X, **common), None
+        else:
+            checked_X, checked_y = validate_data(self, X, y, multi_output=False, **common)
+            if kind == "classifier":
+                check_classification_targets(checked_y)
+            if isinstance(y, pd.Series):
+                checked_y = y
+        return (X if isinstance(X, pd.DataFrame) else checked_X), checked_y
+
+    def fit(self, X: Any, y: Any = None) -> Composite:
+        """Build the network (once) and train it on ``X`` and ``y``.
+
+        A later ``fit`` on equal data (compared by content token) retrains
+        only the machines whose hyperparameters, components or upstream
+        machines changed.
+        """
+        X, y = self._check_fit_data(X, y)
+        built = self._network_for(supervised=y is not None)
+        data = (tokenize(X), None if y is None else tokenize(y))
+        built.X.rebind(X, fingerprint=data[0])
+        if built.y is not None:
+            built.y.rebind(y, fingerprint=data[1])
+        if data != built.data:
+            built.store.clear()
+        try:
+            fit_pass(built.signature.nodes(), cache=self._cache(), store=built.store)
+            self.report_values_ = {name: node() for name, node in built.signature.report.items()}
+        finally:
+            built.X.release()
+            if built.y is not None:
+                built.y.release()
+        built.data = data
+        self.network_ = built.signature
+        self.machines_ = built.machines
+        if self._kind() == "classifier" and y is not None:
+            self.classes_ = np.unique(np.asarray(y))
+        return self
+
+    # -- operations ------------------------------------------------------------
+
+    def _ready(self) -> Signature:
+        network = self.__dict__.get("network_")
+        if network is None:
+            raise NotTrainedError(
+                f"This {type(self).__name__} has not been fitted yet. Call fit(X, y) before using it."
+            )
+        return network
+
+    def _check_input(self, X: Any) -> Any:
+        if type(X) is np.ndarray and X.ndim == 2 and "feature_names_in_" not in self.__dict__:
+            if X.shape[1] != self.n_features_in_:
+                raise ValueError(
+                    f"X has {X.shape[1]} features, but {type(self).__name__} is expecting "
+                    f"{self.n_features_in_} features as input."
+                )
+            return X
+        checked = validate_data(self, X, reset=False, accept_sparse=("csr", "csc"), dtype=None, ensure_all_finite=False)
+        return X if isinstance(X, pd.DataFrame) else checked
+
+    def _run(self, operation: str, X: Any) -> Any:
+        network = self._ready()
+        return network[operation](self._check_input(X))
+
+    @available_if(_offers("predict"))
+    def predict(self, X: Any) -> Any:
+        """The network's ``predict`` output on ``X``."""
+        return self._run("predict", X)
+
+    @available_if(_offers("predict_proba"))
+    def predict_proba(self, X: Any) -> Any:
+        """The network's ``predict_proba`` output on ``X``."""
+        return self._run("predict_proba", X)
+
+    @available_if(_offers("predict_log_proba"))
+    def predict_log_proba(self, X: Any) -> Any:
+        """The network's ``predict_log_proba`` output on ``X``."""
+        return self._run("predict_log_proba", X)
+
+    @available_if(_offers("decision_function"))
+    def decision_function(self, X: Any) -> Any:
+        """The network's ``decision_function`` output on ``X``."""
+        return self._run("decision_function", X)
+
+    @available_if(_offers("transform"))
+    def transform(self, X: Any) -> Any:
+        """The network's ``transform`` output on ``X``."""
+        return self._run("transform", X)
+
+    @available_if(_offers("transform"))
+    def fit_transform(self, X: Any, y: Any = None) -> Any:
+        """Fit, then transform ``X``."""
+        return self.fit(X, y).transform(X)
+
+    @available_if(_offers("inverse_transform"))
+    def inverse_transform(self, X: Any) -> Any:
+        """The network's ``inverse_transform`` output on ``X``."""
+        network = self._ready()
+        return network["inverse_transform"](X)
+
+    @available_if(lambda self: self._kind() in ("classifier", "regressor") and self._provides("predict"))
+    def score(self, X: Any, y: Any, sample_weight: Any = None) -> float:
+        """Accuracy for classifiers, R² for regressors (as scikit-learn's mixins)."""
+        metric = accuracy_score if self._kind() == "classifier" else r2_score
+        return float(metric(y, self.predict(X), sample_weight=sample_weight))
+
+    # -- inspection --------------------------------------------------------------
+
+    def fitted_params_(self) -> dict[str, Any]:
+        """The trained estimator of each machine, by machine name (``m1``… when unnamed)."""
+        self._ready()
+        return {_name(m, k): m.fitted_model for k, m in enumerate(self.machines_, start=1)}
+
+    def report_(self) -> dict[str, Any]:
+        """What the last ``fit`` did: each machine's report, and the signature's report values."""
+        self._ready()
+        return {
+            "machines": {_name(m, k): m.report() for k, m in enumerate(self.machines_, start=1)},
+            **self.report_values_,
+        }
+
+    def __getstate__(self) -> dict[str, Any]:
+        state = super().__getstate__()
+        built = state.get("_built")
+        if built is not None:  # kept values of training data are not worth pickling
+            state["_built"] = _Built(
+                built.signature, built.X, built.y, built.structure, built.objects, built.machines, data=built.data
+            )
+        return state
+
+
+def _name(machine: Machine, position: int) -> str:
+    return machine.name or f"m{position}"

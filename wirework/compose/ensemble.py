@@ -1,0 +1,210 @@
+"""``ww.Bagging`` and ``ww.Average``: ensembles of machines, sharing a model or not."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+from sklearn.base import BaseEstimator, clone
+from sklearn.preprocessing import LabelEncoder
+from sklearn.utils import check_random_state, get_tags
+from sklearn.utils.metaestimators import available_if
+
+from wirework.errors import GraphError
+from wirework.graph.data import take_rows
+from wirework.graph.machines import Machine, machine
+from wirework.graph.nodes import Node, Source, node
+from wirework.compose import _ops
+from wirework.compose._named import NamedEstimators, check_named
+from wirework.compose.composite import Composite
+from wirework.compose.pipeline import _kind_of
+from wirework.compose.signature import Signature
+
+__all__ = ["Bagging", "Average"]
+
+
+def _averaged(members: list[Machine], X: Node, labels: Machine | None, weights: Any) -> dict[str, Node]:
+    """Regression: mean of predictions. Classification: mean of probabilities, argmax decoded."""
+    if labels is None:
+        return {"predict": node(_ops.weighted_mean, *[m.predict(X) for m in members], weights=weights)}
+    proba = node(_ops.weighted_mean, *[m.predict_proba(X) for m in members], weights=weights)
+    return {"predict": labels.inverse_transform(node(_ops.argmax, proba)), "predict_proba": proba}
+
+
+def _classifier_needs(owner: str, estimator: Any, name: str) -> None:
+    if not hasattr(estimator, "predict_proba"):
+        raise GraphError(
+            f"{owner}: {name} ({type(estimator).__name__}) has no predict_proba(), which averaging classifiers needs."
+        )
+
+
+def _has(operation: str):
+    return lambda self: hasattr(self.estimator, operation)
+
+
+class Seeded(BaseEstimator):
+    """``estimator`` trained with ``random_state=seed`` when it has no seed of its own.
+
+    Bagging's members share one model object; this wrapper gives each member
+    its own seed (drawn from the bagging's ``random_state``) without copying
+    the model, so a change to the shared model still reaches every member.
+    """
+
+    def __init__(self, estimator: Any = None, seed: int = 0) -> None:
+        self.estimator = estimator
+        self.seed = seed
+
+    def __sklearn_tags__(self):
+        return get_tags(self.estimator)
+
+    def fit(self, X: Any, y: Any = None, **fit_params: Any) -> Seeded:
+        inner = clone(self.estimator)
+        if inner.get_params(deep=False).get("random_state", 0) is None:
+            inner.set_params(random_state=self.seed)
+        self.estimator_ = inner.fit(X, y, **fit_params)
+        return self
+
+    @available_if(_has("predict"))
+    def predict(self, X: Any) -> Any:
+        return self.estimator_.predict(X)
+
+    @available_if(_has("predict_proba"))
+    def predict_proba(self, X: Any) -> Any:
+        return self.estimator_.predict_proba(X)
+
+
+class Bagging(Composite):
+    """``n_estimators`` machines sharing one model, each on a bootstrap sample of the rows.
+
+    Regression averages the members' predictions; classification averages
+    their probabilities (every member sees every class: a class missing from
+    a bootstrap draw gets one of its rows added).
+
+    Parameters
+    ----------
+    estimator : estimator
+        The model all members share (changing it retrains them all). If it
+        has a ``random_state`` left at ``None``, each member trains it with a
+        seed of its own drawn from ``random_state`` (see :class:`Seeded`).
+    n_estimators : int, default=10
+    max_samples : float or int, default=1.0
+        Rows drawn (with replacement) per member: a fraction of the rows, or a count.
+    random_state : int, RandomState or None
+        Seeds the draws.
+    cache : FitCache, optional
+
+    Examples
+    --------
+    >>> import wirework as ww
+    >>> from sklearn.datasets import load_diabetes
+    >>> from sklearn.tree import DecisionTreeRegressor
+    >>> X, y = load_diabetes(return_X_y=True)
+    >>> bag = ww.Bagging(DecisionTreeRegressor(max_depth=3), n_estimators=4, random_state=0).fit(X, y)
+    >>> len(bag.machines_)
+    4
+    """
+
+    def __init__(
+        self,
+        estimator: Any,
+        n_estimators: int = 10,
+        *,
+        max_samples: float | int = 1.0,
+        random_state: Any = None,
+        cache: Any = None,
+    ) -> None:
+        self.estimator = estimator
+        self.n_estimators = n_estimators
+        self.max_samples = max_samples
+        self.random_state = random_state
+        self.cache = cache
+
+    def _kind(self) -> str | None:
+        return _kind_of(self.estimator)
+
+    def network(self, X: Source, y: Source | None = None) -> Signature:
+        owner = type(self).__name__
+        if y is None:
+            raise GraphError(f"{owner} needs a target: call fit(X, y).")
+        if isinstance(self.n_estimators, bool) or not isinstance(self.n_estimators, int) or self.n_estimators < 1:
+            raise GraphError(f"{owner}: n_estimators must be an int >= 1. Received: {self.n_estimators!r}.")
+        classifier = self._kind() == "classifier"
+        if classifier:
+            _classifier_needs(owner, self.estimator, "estimator")
+        labels = machine(LabelEncoder(), y, name="labels") if classifier else None
+        target: Node = labels.transform(y) if labels is not None else y
+        seeds = check_random_state(self.random_state).randint(np.iinfo(np.int32).max, size=self.n_estimators)
+        seeded = "random_state" in self.estimator.get_params(deep=False)
+        members = []
+        for k, seed in enumerate(seeds):
+            rows = node(_ops.bootstrap_rows, target, int(seed), self.max_samples, classifier)
+            model = Seeded(self.estimator, int(seed)) if seeded else self.estimator
+            members.append(machine(model, node(take_rows, X, rows), node(take_rows, target, rows), name=f"member{k + 1}"))
+        return Signature(**_averaged(members, X, labels, None))
+
+
+class Average(NamedEstimators, Composite):
+    """A (weighted) average of several models, each trained on all rows.
+
+    Regressors: mean of predictions. Classifiers: mean of probabilities
+    (soft voting). The same model object may appear under several names:
+    its machines then share it.
+
+    Parameters
+    ----------
+    estimators : list of (str, estimator)
+    weights : list of float, optional
+    cache : FitCache, optional
+
+    Examples
+    --------
+    >>> import wirework as ww
+    >>> from sklearn.datasets import load_diabetes
+    >>> from sklearn.linear_model import Lasso, Ridge
+    >>> X, y = load_diabetes(return_X_y=True)
+    >>> avg = ww.Average([("ridge", Ridge()), ("lasso", Lasso())], weights=[2, 1]).fit(X, y)
+    >>> avg.predict(X[:1]).shape
+    (1,)
+    """
+
+    _named = "estimators"
+
+    def __init__(self, estimators: list[tuple[str, Any]], weights: Any = None, *, cache: Any = None) -> None:
+        self.estimators = estimators
+        self.weights = weights
+        self.cache = cache
+
+    def _kind(self) -> str | None:
+        try:
+            kinds = {_kind_of(e) for _, e in check_named(type(self).__name__, "estimators", self.estimators)}
+        except Exception:
+            return None
+        return kinds.pop() if len(kinds) == 1 else None
+
+    def network(self, X: Source, y: Source | None = None) -> Signature:
+        owner = type(self).__name__
+        estimators = check_named(owner, "estimators", self.estimators)
+        if y is None:
+            raise GraphError(f"{owner} needs a target: call fit(X, y).")
+        kinds = sorted({str(_kind_of(e)) for _, e in estimators})
+        if len(kinds) > 1:
+            raise GraphError(f"{owner}: the estimators must all be regressors or all classifiers. Received kinds {kinds}.")
+        weights = None
+        if self.weights is not None:
+            weights = tuple(float(w) for w in self.weights)
+            if len(weights) != len(estimators) or sum(weights) <= 0 or min(weights) < 0:
+                raise GraphError(
+                    f"{owner}: weights must be {len(estimators)} non-negative numbers with a positive sum. "
+                    f"Received: {self.weights!r}."
+                )
+        classifier = kinds == ["classifier"]
+        labels = machine(LabelEncoder(), y, name="labels") if classifier else None
+        target: Node = labels.transform(y) if labels is not None else y
+        members = []
+        for name, estimator in estimators:
+            if classifier:
+                _classifier_needs(owner, estimator, name)
+            elif not hasattr(estimator, "predict"):
+                raise GraphError(f"{owner}: {name} ({type(estimator).__name__}) has no predict().")
+            members.append(machine(estimator, X, target, name=name))
+        return Signature(**_averaged(members, X, labels, weights))

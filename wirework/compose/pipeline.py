@@ -1,0 +1,151 @@
+"""``ww.Pipeline`` and ``ww.TransformedTarget``: chains of machines as composites."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from sklearn.utils import get_tags
+
+from wirework.errors import GraphError
+from wirework.graph.machines import Machine, machine
+from wirework.graph.nodes import Node, Source
+from wirework.compose._named import NamedEstimators, check_named
+from wirework.compose.composite import Composite
+from wirework.compose.signature import Signature
+
+__all__ = ["Pipeline", "TransformedTarget"]
+
+
+def _kind_of(estimator: Any) -> str | None:
+    try:
+        return get_tags(estimator).estimator_type
+    except Exception:
+        return None
+
+
+def _final_outputs(
+    final: Any, Z: Node, y: Source | Node | None, name: str, target: Any = None
+) -> tuple[dict[str, Node], Machine]:
+    """The operations a last step offers, as nodes (through a target transformer if given), and its machine."""
+    if target is not None and y is not None:
+        scale = machine(target, y, name="target_transformer")
+        mach = machine(final, Z, scale.transform(y), name=name)
+        return {"predict": scale.inverse_transform(mach.predict(Z))}, mach
+    mach = machine(final, Z, y, name=name) if y is not None else machine(final, Z, name=name)
+    outputs = {}
+    for operation in ("predict", "predict_proba", "predict_log_proba", "decision_function", "transform"):
+        if hasattr(final, operation):
+            outputs[operation] = getattr(mach, operation)(Z)
+    if not outputs:
+        raise GraphError(
+            f"The last step {name!r} ({type(final).__name__}) offers none of predict, predict_proba, "
+            "decision_function or transform. Make it an estimator or a transformer."
+        )
+    return outputs, mach
+
+
+class Pipeline(NamedEstimators, Composite):
+    """Steps chained as machines: each transformer feeds the next; the last step predicts.
+
+    Parameters
+    ----------
+    steps : list of (str, estimator)
+        Transformers, then any estimator. ``"passthrough"`` or ``None``
+        skips a step. Every step gets ``y`` at fit, as in scikit-learn.
+    target_transformer : transformer, optional
+        Fit on ``y``; the last step learns the transformed target and its
+        predictions are mapped back with ``inverse_transform``.
+    cache : FitCache, optional
+        Share fits between clones (defaults to ``ww.set_config(cache=...)``).
+
+    Examples
+    --------
+    >>> import wirework as ww
+    >>> from sklearn.datasets import load_diabetes
+    >>> from sklearn.linear_model import Ridge
+    >>> from sklearn.preprocessing import StandardScaler
+    >>> X, y = load_diabetes(return_X_y=True)
+    >>> pipe = ww.Pipeline([("scale", StandardScaler()), ("ridge", Ridge())]).fit(X, y)
+    >>> pipe.set_params(ridge__alpha=3.0).fit(X, y).report_()["machines"]["ridge"]["action"]
+    'updated'
+    """
+
+    _named = "steps"
+
+    def __init__(self, steps: list[tuple[str, Any]], *, target_transformer: Any = None, cache: Any = None) -> None:
+        self.steps = steps
+        self.target_transformer = target_transformer
+        self.cache = cache
+
+    def _live_steps(self) -> list[tuple[str, Any]]:
+        steps = check_named(type(self).__name__, "steps", self.steps)
+        return [(name, step) for name, step in steps if step is not None and not (isinstance(step, str) and step == "passthrough")]
+
+    def _kind(self) -> str | None:
+        try:
+            steps = self._live_steps()
+        except Exception:
+            return None
+        return _kind_of(steps[-1][1]) if steps else None
+
+    def network(self, X: Source, y: Source | None = None) -> Signature:
+        steps = self._live_steps()
+        if not steps:
+            raise GraphError("Pipeline: every step is 'passthrough' or None; give at least one estimator.")
+        Z: Node = X
+        chain = []
+        for name, step in steps[:-1]:
+            if not hasattr(step, "transform"):
+                raise GraphError(
+                    f"Pipeline: step {name!r} ({type(step).__name__}) is not last, so it must have transform(). "
+                    "Move it to the end or use a transformer."
+                )
+            mach = machine(step, Z, y, name=name) if y is not None else machine(step, Z, name=name)
+            chain.append(mach)
+            Z = mach.transform(Z)
+        name, final = steps[-1]
+        outputs, last = _final_outputs(final, Z, y, name, self.target_transformer)
+        if self.target_transformer is None and all(hasattr(s, "inverse_transform") for _, s in steps):
+            back: Node = X
+            for mach in [*chain, last][::-1]:
+                back = mach.inverse_transform(back)
+            outputs["inverse_transform"] = back
+        return Signature(**outputs)
+
+
+class TransformedTarget(Composite):
+    """A regressor learning a transformed target, its predictions mapped back.
+
+    The seed's example: ``transformer`` (a ``StandardScaler`` by default
+    behaviour of scikit-learn's ``TransformedTargetRegressor``) is fit on
+    ``y``; ``regressor`` on ``(X, transformer.transform(y))``; predictions
+    are ``transformer.inverse_transform(regressor.predict(X))``.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> import wirework as ww
+    >>> from sklearn.linear_model import LinearRegression
+    >>> from sklearn.preprocessing import StandardScaler
+    >>> X, y = np.arange(6.0).reshape(3, 2), np.array([1.0, 2.0, 3.0])
+    >>> ww.TransformedTarget(LinearRegression(), StandardScaler()).fit(X, y).predict(X).round(6)
+    array([1., 2., 3.])
+    """
+
+    def __init__(self, regressor: Any, transformer: Any, *, cache: Any = None) -> None:
+        self.regressor = regressor
+        self.transformer = transformer
+        self.cache = cache
+
+    def _kind(self) -> str | None:
+        return "regressor"
+
+    def _components(self) -> list[Any]:
+        return [self.regressor]
+
+    def network(self, X: Source, y: Source | None = None) -> Signature:
+        if y is None:
+            raise GraphError("TransformedTarget needs a target: call fit(X, y).")
+        outputs, _ = _final_outputs(self.regressor, X, y, "regressor", self.transformer)
+        return Signature(**outputs)
+

@@ -1,0 +1,98 @@
+"""Signatures: the named output nodes of a network, its interface."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator, Mapping
+from typing import Any
+
+from wirework.errors import ArgumentError, GraphError
+from wirework.graph.data import describe
+from wirework.graph.machines import OPERATIONS
+from wirework.graph.nodes import Node
+
+__all__ = ["Signature"]
+
+
+class Signature(Mapping):
+    """The operations a network offers, each an output node; plus report nodes.
+
+    A read-only mapping from operation name (``"predict"``, ``"transform"``…)
+    to node. ``report`` names extra nodes whose training-data values a
+    composite keeps after ``fit`` (see ``Composite.report_()``).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> import wirework as ww
+    >>> from sklearn.linear_model import Ridge
+    >>> X, y = ww.source(name="X"), ww.source(name="y")
+    >>> mach = ww.machine(Ridge(), X, y)
+    >>> sig = ww.Signature(predict=mach.predict(X))
+    >>> list(sig)
+    ['predict']
+    """
+
+    def __init__(
+        self,
+        *,
+        predict: Node | None = None,
+        predict_proba: Node | None = None,
+        predict_log_proba: Node | None = None,
+        decision_function: Node | None = None,
+        transform: Node | None = None,
+        inverse_transform: Node | None = None,
+        report: Mapping[str, Node] | None = None,
+    ) -> None:
+        given = {
+            "predict": predict,
+            "predict_proba": predict_proba,
+            "predict_log_proba": predict_log_proba,
+            "decision_function": decision_function,
+            "transform": transform,
+            "inverse_transform": inverse_transform,
+        }
+        self._operations: dict[str, Node] = {}
+        for name in OPERATIONS:
+            value = given[name]
+            if value is None:
+                continue
+            if not isinstance(value, Node):
+                raise ArgumentError(f"Expected a node for {name}= in ww.Signature. Received: {describe(value)}.")
+            self._operations[name] = value
+        if not self._operations:
+            raise GraphError(
+                "A signature needs at least one operation node (predict=, transform=, …). Received none."
+            )
+        report = dict(report or {})
+        for key, value in report.items():
+            if not isinstance(key, str) or not isinstance(value, Node):
+                raise ArgumentError(
+                    f"Expected report= to map names (str) to nodes. Received {describe(key)} -> {describe(value)}."
+                )
+        self.report = report
+
+    def __getitem__(self, operation: str) -> Node:
+        return self._operations[operation]
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._operations)
+
+    def __len__(self) -> int:
+        return len(self._operations)
+
+    def nodes(self) -> list[Node]:
+        """Every output node: operations first, then report nodes."""
+        return [*self._operations.values(), *self.report.values()]
+
+    def __repr__(self) -> str:
+        parts = [f"{name}={node!r}" for name, node in self._operations.items()]
+        if self.report:
+            parts.append(f"report={sorted(self.report)}")
+        return f"Signature({', '.join(parts)})"
+
+    def __reduce__(self) -> tuple[Any, ...]:
+        return (_rebuild, (self._operations, self.report))
+
+
+def _rebuild(operations: dict[str, Node], report: dict[str, Node]) -> Signature:
+    return Signature(**operations, report=report)

@@ -1,0 +1,177 @@
+"""``ww.Stack``: stacking with out-of-fold predictions, one or several levels."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from sklearn.preprocessing import LabelEncoder
+
+from wirework.errors import GraphError
+from wirework.graph.machines import machine
+from wirework.graph.nodes import Node, Source, node
+from wirework.compose import _ops
+from wirework.compose._named import NamedEstimators, check_named
+from wirework.compose.composite import Composite
+from wirework.compose.pipeline import _kind_of
+from wirework.compose.signature import Signature
+
+__all__ = ["Stack"]
+
+_METHODS = ("predict_proba", "decision_function", "predict")
+
+
+class Stack(NamedEstimators, Composite):
+    """Stacked generalization: base learners' out-of-fold predictions feed a final estimator.
+
+    For each base learner, one machine per cross-validation split is trained
+    on the split's training rows and predicts its test rows; these
+    out-of-fold predictions, in the original row order, train
+    ``final_estimator``. The base learners used at prediction time are
+    trained on all rows. This is scikit-learn's ``StackingRegressor`` /
+    ``StackingClassifier`` (``stack_method="auto"``), written as a network.
+
+    Parameters
+    ----------
+    estimators : list of (str, estimator)
+        The base learners.
+    final_estimator : estimator
+        Learns from the base learners' predictions. Its kind (regressor or
+        classifier) is the stack's.
+    cv : int or splitter, default=5
+        Cross-validation splits for the out-of-fold predictions (an int
+        means ``KFold`` for regression, ``StratifiedKFold`` for
+        classification, as in scikit-learn). The test sets must partition
+        the rows.
+    passthrough : bool, default=False
+        Give the final estimator the raw features too, after the predictions.
+    levels : int, default=1
+        Number of stacking levels. Level ``k > 1`` trains the same base
+        learners on the raw features joined with level ``k - 1``'s
+        predictions (out-of-fold at training time, full-data at prediction
+        time), as AutoGluon's multi-layer stacking does.
+    random_state : int, RandomState or None
+        Seeds a shuffling ``cv`` splitter that has no seed of its own, so all
+        learners and levels share one set of folds.
+    cache : FitCache, optional
+        Share fits between clones (defaults to ``ww.set_config(cache=...)``).
+
+    Notes
+    -----
+    For classifiers, the base learners give ``predict_proba`` where they have
+    it (else ``decision_function``, else ``predict``); for binary problems
+    the first probability column is dropped. Labels are encoded to
+    ``0..k-1`` for the learners and decoded in ``predict``.
+
+    Examples
+    --------
+    >>> import wirework as ww
+    >>> from sklearn.datasets import load_diabetes
+    >>> from sklearn.linear_model import Ridge
+    >>> from sklearn.tree import DecisionTreeRegressor
+    >>> X, y = load_diabetes(return_X_y=True)
+    >>> stack = ww.Stack([("ridge", Ridge()), ("tree", DecisionTreeRegressor(max_depth=3))], Ridge(), cv=3)
+    >>> len(stack.fit(X, y).machines_)  # 2 learners x (3 folds + 1 on all rows) + the final estimator
+    9
+    """
+
+    _named = "estimators"
+
+    def __init__(
+        self,
+        estimators: list[tuple[str, Any]],
+        final_estimator: Any,
+        *,
+        cv: Any = 5,
+        passthrough: bool = False,
+        levels: int = 1,
+        random_state: Any = None,
+        cache: Any = None,
+    ) -> None:
+        self.estimators = estimators
+        self.final_estimator = final_estimator
+        self.cv = cv
+        self.passthrough = passthrough
+        self.levels = levels
+        self.random_state = random_state
+        self.cache = cache
+
+    def _kind(self) -> str | None:
+        return _kind_of(self.final_estimator)
+
+    def network(self, X: Source, y: Source | None = None) -> Signature:
+        owner = type(self).__name__
+        estimators = check_named(owner, "estimators", self.estimators)
+        if y is None:
+            raise GraphError(f"{owner} needs a target: call fit(X, y).")
+        if isinstance(self.levels, bool) or not isinstance(self.levels, int) or self.levels < 1:
+            raise GraphError(f"{owner}: levels must be an int >= 1. Received: {self.levels!r}.")
+        classifier = self._kind() == "classifier"
+        methods = []
+        for name, estimator in estimators:
+            wanted = _METHODS if classifier else ("predict",)
+            method = next((m for m in wanted if hasattr(estimator, m)), None)
+            if method is None:
+                raise GraphError(
+                    f"{owner}: base learner {name!r} ({type(estimator).__name__}) has no "
+                    f"{' / '.join(wanted)}(), so it cannot feed the final estimator."
+                )
+            methods.append(method)
+        if not hasattr(self.final_estimator, "predict"):
+            raise GraphError(
+                f"{owner}: final_estimator ({type(self.final_estimator).__name__}) has no predict(); "
+                "give a regressor or a classifier."
+            )
+        labels = machine(LabelEncoder(), y, name="labels") if classifier else None
+        target: Node = labels.transform(y) if labels is not None else y
+        cv = _ops.seeded_cv(self.cv, classifier, self.random_state)
+        splits = node(_ops.cv_splits, X, target, cv, classifier)
+        n_splits = _n_splits(cv)
+        probabilities = tuple(m == "predict_proba" for m in methods)
+
+        train_features: Node = X
+        predict_features: Node = X
+        for level in range(1, self.levels + 1):
+            suffix = "" if self.levels == 1 else f"_level{level}"
+            out_of_fold, full = [], []
+            for (name, estimator), method in zip(estimators, methods):
+                fold_predictions = []
+                for i in range(n_splits):
+                    fold = machine(
+                        estimator,
+                        node(_ops.take, train_features, splits, i, 0),
+                        node(_ops.take, target, splits, i, 0),
+                        name=f"{name}{suffix}_fold{i + 1}",
+                    )
+                    fold_predictions.append(getattr(fold, method)(node(_ops.take, train_features, splits, i, 1)))
+                out_of_fold.append(node(_ops.gather, splits, *fold_predictions))
+                everything = machine(estimator, train_features, target, name=f"{name}{suffix}")
+                full.append(getattr(everything, method)(predict_features))
+            train_meta = node(_ops.meta_features, *out_of_fold, probabilities=probabilities)
+            predict_meta = node(_ops.meta_features, *full, probabilities=probabilities)
+            if level < self.levels:
+                train_features = node(_ops.meta_features, train_meta, probabilities=(False,), passthrough=X)
+                predict_features = node(_ops.meta_features, predict_meta, probabilities=(False,), passthrough=X)
+        if self.passthrough:
+            train_meta = node(_ops.meta_features, train_meta, probabilities=(False,), passthrough=X)
+            predict_meta = node(_ops.meta_features, predict_meta, probabilities=(False,), passthrough=X)
+
+        final = machine(self.final_estimator, train_meta, target, name="final")
+        outputs: dict[str, Node] = {"predict": final.predict(predict_meta)}
+        if labels is not None:
+            outputs["predict"] = labels.inverse_transform(outputs["predict"])
+            for operation in ("predict_proba", "decision_function"):
+                if hasattr(self.final_estimator, operation):
+                    outputs[operation] = getattr(final, operation)(predict_meta)
+        return Signature(**outputs)
+
+
+def _n_splits(cv: Any) -> int:
+    if isinstance(cv, int):
+        return cv
+    try:
+        return int(cv.get_n_splits())
+    except Exception as exc:
+        raise GraphError(
+            f"Stack: cannot tell how many splits cv={cv!r} makes without data ({exc}). "
+            "Give an int or a splitter such as KFold(5)."
+        ) from exc

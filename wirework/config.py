@@ -1,0 +1,67 @@
+"""Global settings of wirework, with a context manager to change them for a block.
+
+Examples
+--------
+>>> import wirework as ww
+>>> ww.get_config()["cache"] is None
+True
+>>> with ww.config_context(cache=ww.FitCache()):
+...     ww.get_config()["cache"] is not None
+True
+"""
+
+from __future__ import annotations
+
+import contextlib
+import threading
+from collections.abc import Iterator
+from typing import Any
+
+from wirework.errors import ArgumentError
+
+__all__ = ["get_config", "set_config", "config_context"]
+
+_DEFAULTS: dict[str, Any] = {"cache": None}
+_global: dict[str, Any] = dict(_DEFAULTS)
+_local = threading.local()
+
+
+def _current() -> dict[str, Any]:
+    return getattr(_local, "config", _global)
+
+
+def get_config() -> dict[str, Any]:
+    """A copy of the settings in force: ``cache`` (a ``FitCache`` or ``None``)."""
+    return dict(_current())
+
+
+def _check(settings: dict[str, Any]) -> None:
+    from wirework.graph.cache import FitCache
+
+    unknown = sorted(set(settings) - set(_DEFAULTS))
+    if unknown:
+        raise ArgumentError(f"Unknown setting(s) {unknown}. Known settings: {sorted(_DEFAULTS)}.")
+    cache = settings.get("cache")
+    if cache is not None and not isinstance(cache, FitCache):
+        raise ArgumentError(f"Expected cache to be a ww.FitCache or None. Received: {type(cache).__name__}.")
+
+
+def set_config(**settings: Any) -> None:
+    """Change settings for the whole process (the current thread's block, inside ``config_context``)."""
+    _check(settings)
+    _current().update(settings)
+
+
+@contextlib.contextmanager
+def config_context(**settings: Any) -> Iterator[None]:
+    """Change settings inside a ``with`` block (for the current thread), then restore them."""
+    _check(settings)
+    previous = getattr(_local, "config", None)
+    _local.config = {**_current(), **settings}
+    try:
+        yield
+    finally:
+        if previous is None:
+            del _local.config
+        else:
+            _local.config = previous

@@ -1,0 +1,200 @@
+"""A content-addressed cache of fitted models, shared by independent machines.
+
+The key of a training is the token of the model's class and deep
+hyperparameters together with the tokens of its training data (see
+:mod:`wirework.graph.fingerprint`): two machines, in two clones of a
+composite, that train equal models on equal data share one fit. A change in
+any hyperparameter or any cell of the data gives another key, so an entry is
+never stale.
+
+Cost: computing a key hashes the machine's training data once (about 1 GB/s:
+a 3,000 × 20 float array takes about 0.5 ms), paid only when a cache is on.
+"""
+
+from __future__ import annotations
+
+import os
+import pickle
+import tempfile
+import threading
+from collections import OrderedDict
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+from wirework.errors import ArgumentError
+from wirework.graph.fingerprint import model_token, tokenize
+
+__all__ = ["FitCache"]
+
+
+class FitCache:
+    """Fitted models keyed by (model class + deep hyperparameters, training data).
+
+    Parameters
+    ----------
+    location : str or path-like, optional
+        A directory to keep entries in, so that processes can share them.
+        Entries are written atomically and read back with ``pickle``: point
+        it only at a directory you created for this cache. ``None`` keeps
+        entries in this process's memory.
+    max_bytes : int, optional
+        Evict the least recently used entries once their pickled sizes add
+        up to more than this. ``None``: no limit.
+
+    Attributes
+    ----------
+    hits, misses : int
+        Lookups that found, or did not find, a fitted model.
+
+    Notes
+    -----
+    Copying a cache (``copy.deepcopy``, hence ``sklearn.base.clone`` of an
+    estimator holding it) returns the same cache, so clones share their fits.
+    Pickling an in-memory cache pickles its settings, not its entries.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> import wirework as ww
+    >>> from sklearn.linear_model import Ridge
+    >>> cache = ww.FitCache()
+    >>> X, y = np.eye(3), np.arange(3.0)
+    >>> for _ in range(2):
+    ...     _ = ww.machine(Ridge(), X, y).fit(cache=cache)
+    >>> cache.hits, cache.misses
+    (1, 1)
+    """
+
+    def __init__(self, location: str | os.PathLike | None = None, max_bytes: int | None = None) -> None:
+        if max_bytes is not None and (isinstance(max_bytes, bool) or not isinstance(max_bytes, int) or max_bytes <= 0):
+            raise ArgumentError(f"Expected max_bytes to be a positive int or None. Received: {max_bytes!r}.")
+        self.location = None if location is None else Path(location)
+        self.max_bytes = max_bytes
+        self.hits = 0
+        self.misses = 0
+        self._entries: OrderedDict[str, tuple[Any, int]] = OrderedDict()
+        self._lock = threading.Lock()
+        if self.location is not None:
+            self.location.mkdir(parents=True, exist_ok=True)
+
+    def __repr__(self) -> str:
+        where = "memory" if self.location is None else str(self.location)
+        return f"FitCache({where}, entries={len(self)}, hits={self.hits}, misses={self.misses})"
+
+    # Clones share the cache; pickles carry settings only.
+    def __copy__(self) -> FitCache:
+        return self
+
+    def __deepcopy__(self, memo: dict) -> FitCache:
+        return self
+
+    def __getstate__(self) -> dict[str, Any]:
+        return {"location": self.location, "max_bytes": self.max_bytes}
+
+    def __setstate__(self, state: dict[str, Any]) -> None:
+        self.__init__(state["location"], state["max_bytes"])
+
+    # -- keys ----------------------------------------------------------------
+
+    @staticmethod
+    def key(model: Any, values: Sequence[Any]) -> str:
+        """The key of training ``model`` (or its :func:`model_token`) on ``values``,
+        its evaluated training arguments."""
+        return tokenize(model if isinstance(model, str) else model_token(model), *values)
+
+    # -- lookups -------------------------------------------------------------
+
+    def get(self, key: str) -> Any | None:
+        """The fitted model stored under ``key``, or ``None``."""
+        with self._lock:
+            found = self._get(key)
+            if found is None:
+                self.misses += 1
+            else:
+                self.hits += 1
+            return found
+
+    def _get(self, key: str) -> Any | None:
+        if self.location is None:
+            entry = self._entries.get(key)
+            if entry is None:
+                return None
+            self._entries.move_to_end(key)
+            return entry[0]
+        path = self._path(key)
+        try:
+            with open(path, "rb") as handle:
+                fitted = pickle.load(handle)  # noqa: S301 - a directory the user created for this cache
+        except (FileNotFoundError, EOFError, pickle.UnpicklingError):
+            return None
+        os.utime(path)
+        return fitted
+
+    def put(self, key: str, fitted: Any) -> None:
+        """Store ``fitted`` under ``key`` (then evict down to ``max_bytes``)."""
+        payload = pickle.dumps(fitted, protocol=pickle.HIGHEST_PROTOCOL)
+        with self._lock:
+            if self.location is None:
+                self._entries[key] = (fitted, len(payload))
+                self._entries.move_to_end(key)
+            else:
+                path = self._path(key)
+                path.parent.mkdir(exist_ok=True)
+                handle, temporary = tempfile.mkstemp(dir=path.parent, suffix=".tmp")
+                try:
+                    with os.fdopen(handle, "wb") as out:
+                        out.write(payload)
+                    os.replace(temporary, path)  # atomic: never a half-written entry
+                except BaseException:
+                    Path(temporary).unlink(missing_ok=True)
+                    raise
+            self._evict()
+
+    def _path(self, key: str) -> Path:
+        assert self.location is not None
+        return self.location / key[:2] / f"{key}.pkl"
+
+    def _files(self) -> list[Path]:
+        assert self.location is not None
+        return sorted(self.location.glob("*/*.pkl"), key=lambda p: p.stat().st_mtime)
+
+    def _evict(self) -> None:
+        if self.max_bytes is None:
+            return
+        if self.location is None:
+            while self._entries and self.nbytes > self.max_bytes:
+                self._entries.popitem(last=False)
+            return
+        files = self._files()
+        total = sum(p.stat().st_size for p in files)
+        for path in files:
+            if total <= self.max_bytes:
+                break
+            total -= path.stat().st_size
+            path.unlink(missing_ok=True)
+
+    # -- housekeeping --------------------------------------------------------
+
+    @property
+    def nbytes(self) -> int:
+        """Pickled size of the entries, in bytes."""
+        if self.location is None:
+            return sum(size for _, size in self._entries.values())
+        return sum(p.stat().st_size for p in self._files())
+
+    def __len__(self) -> int:
+        return len(self._entries) if self.location is None else len(self._files())
+
+    def clear(self) -> None:
+        """Remove every entry and reset the counters."""
+        with self._lock:
+            self._entries.clear()
+            if self.location is not None:
+                for path in self._files():
+                    path.unlink(missing_ok=True)
+            self.hits = self.misses = 0
+
+    def stats(self) -> dict[str, int]:
+        """``hits``, ``misses``, ``entries`` and ``bytes`` (pickled size)."""
+        return {"hits": self.hits, "misses": self.misses, "entries": len(self), "bytes": self.nbytes}
