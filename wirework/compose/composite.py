@@ -31,7 +31,7 @@ from wirework.graph.fingerprint import tokenize
 from wirework.graph.machines import Machine
 from wirework.graph.nodes import Source, source
 from wirework.graph.topology import training_order, upstream_sources
-from wirework.graph.training import TrainingValues, fit_pass
+from wirework.graph.training import FitPass, TrainingValues, fit_pass
 from wirework.compose.signature import Signature
 
 __all__ = ["Composite", "is_estimator"]
@@ -258,7 +258,8 @@ class Composite(BaseEstimator):
             built.store.clear()
         try:
             fit_pass(built.signature.nodes(), cache=self._cache(), store=built.store)
-            self.report_values_ = {name: node() for name, node in built.signature.report.items()}
+            run = FitPass(store=built.store)  # reuses the values the fit pass just computed
+            self.report_values_ = {name: run.value(node) for name, node in built.signature.report.items()}
         finally:
             built.X.release()
             if built.y is not None:

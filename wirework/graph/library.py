@@ -41,7 +41,8 @@ def hcat(*tables: Any) -> Any:
     All numpy (1-D arrays become columns) gives a numpy array; any sparse
     gives a CSR matrix; any pandas object gives a DataFrame with the index of
     the first pandas argument (other arguments are aligned by position, never
-    by index label).
+    by index label); numpy columns are named ``x<position>``, and when the
+    labels would mix types they all become strings.
 
     Examples
     --------
@@ -67,7 +68,10 @@ def hcat(*tables: Any) -> Any:
                 names = [f"x{position}" if array.shape[1] == 1 else f"x{position}_{j}" for j in range(array.shape[1])]
                 frame = pd.DataFrame(array, columns=names)
             frames.append(frame.set_axis(index, axis=0))
-        return pd.concat(frames, axis=1)
+        joined = pd.concat(frames, axis=1)
+        if not all(isinstance(c, str) for c in joined.columns):
+            joined.columns = [str(c) for c in joined.columns]  # scikit-learn needs one label type
+        return joined
     if any(sp.issparse(t) for t in tables):
         columns = [t if sp.issparse(t) else np.asarray(t).reshape(n_rows(t), -1) for t in tables]
         return sp.hstack(columns, format="csr")

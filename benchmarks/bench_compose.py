@@ -1,0 +1,341 @@
+"""Composites against scikit-learn (issue 3): re-tuning a stack, refitting a pipeline, predicting one row.
+
+Three benchmarks, each a ratio measured side by side in one run against the
+named scikit-learn peer (the machines are 2 shared, noisy cores, so absolute
+times matter little). Candidates run in interleaved rounds whose order
+alternates (forward on even rounds, reversed on odd ones), and each figure
+is the median over rounds; ratios are medians of per-round ratios. Every
+timed part runs under ``threadpoolctl.threadpool_limits(1)`` and every
+estimator that takes ``n_jobs`` gets ``n_jobs=1``. Before timing, each
+benchmark asserts that wirework gives scikit-learn's answer, so no row can
+show a win for a wrong result.
+
+``retune``
+    ``GridSearchCV`` (``cv=KFold(3)``, 10 values of ``final_estimator__alpha``)
+    over a stack of Ridge, RandomForestRegressor(100) and
+    HistGradientBoostingRegressor with a Ridge final estimator
+    (``cv=KFold(5)``) on ``make_regression(3000, 20)``: scikit-learn's
+    ``StackingRegressor`` against ``ww.Stack`` with a fresh ``ww.FitCache``
+    per round (so each round pays its own first fits). Headline:
+    ``refit=False`` (the tuning itself); second row: ``refit=True``. The
+    scores of the two searches must agree to 1e-10 in every round. Reported:
+    seconds, speed-up (scikit-learn / wirework), the cache's ``stats()`` and
+    the tracemalloc peak of one extra, untimed wirework search. Each search
+    takes tens of seconds to minutes, so the default is 2 rounds.
+    Target: >= 8x faster.
+
+``refit``
+    StandardScaler -> PCA(10) -> Ridge on ``make_regression(3000, 20)``.
+    Each round, each candidate is fitted (untimed) with one alpha, then
+    refitted (timed: the ``fit`` call only) after ``set_params`` gives the
+    other alpha (the two values alternate, so every timed refit is a real
+    change). Candidates: the leaf alone, ``Ridge(alpha).fit(Z, y)`` on the
+    precomputed transformed data (the baseline); ``ww.Pipeline``;
+    scikit-learn's ``Pipeline(memory=joblib.Memory(<temp dir>))``, whose
+    transformers come back from its cache; scikit-learn's ``Pipeline``
+    without memory, for reference. Default 200 rounds.
+    Target: wirework <= 1.2x the leaf (scikit-learn's memory pipeline ~10x).
+
+``predict``
+    ``ww.Pipeline.predict`` on one row (StandardScaler -> PCA(5) -> Ridge on
+    ``load_diabetes``) against the pipeline's own fitted steps called by hand
+    and scikit-learn's ``Pipeline`` of the same steps; 200 interleaved
+    rounds of 200 calls. Target: wirework <= 1.05x by hand (scikit-learn's
+    Pipeline ~1.18x).
+
+Run: ``python benchmarks/bench_compose.py retune|refit|predict|all``
+(options: ``--rounds``, ``--calls``; ``--peer-peak`` also measures the
+tracemalloc peak of one scikit-learn search). Prints Markdown tables.
+"""
+
+from __future__ import annotations
+
+import argparse
+import gc
+import platform
+import statistics
+import sys
+import tempfile
+import time
+import tracemalloc
+from collections.abc import Callable
+
+import joblib
+import numpy as np
+import sklearn
+from sklearn.datasets import load_diabetes, make_regression
+from sklearn.decomposition import PCA
+from sklearn.ensemble import HistGradientBoostingRegressor, RandomForestRegressor, StackingRegressor
+from sklearn.linear_model import Ridge
+from sklearn.model_selection import GridSearchCV, KFold
+from sklearn.pipeline import Pipeline
+from sklearn.preprocessing import StandardScaler
+from threadpoolctl import threadpool_limits
+
+import wirework as ww
+
+# ---------------------------------------------------------------- helpers
+
+
+def order_of(names: list[str], k: int) -> list[str]:
+    """Round ``k``'s order: forward on even rounds, reversed on odd ones."""
+    return list(names) if k % 2 == 0 else list(names)[::-1]
+
+
+def timed(fn: Callable[[], object]) -> float:
+    """Seconds taken by ``fn()``, with one thread for every native thread pool."""
+    with threadpool_limits(1):
+        start = time.perf_counter()
+        fn()
+        return time.perf_counter() - start
+
+
+def median_ratio(times: list[float], base: list[float]) -> float:
+    return statistics.median(a / b for a, b in zip(times, base))
+
+
+def versions() -> str:
+    return f"Python {platform.python_version()}, scikit-learn {sklearn.__version__}, numpy {np.__version__}"
+
+
+# ------------------------------------------------------------- 1. retune
+
+GRID = {"final_estimator__alpha": np.logspace(-3, 3, 10)}
+
+
+def regression_data() -> tuple[np.ndarray, np.ndarray]:
+    return make_regression(n_samples=3000, n_features=20, noise=10, random_state=0)
+
+
+def base_learners() -> list[tuple[str, object]]:
+    return [
+        ("ridge", Ridge()),
+        ("forest", RandomForestRegressor(n_estimators=100, random_state=0, n_jobs=1)),
+        ("boost", HistGradientBoostingRegressor(random_state=0)),
+    ]
+
+
+def sklearn_stack() -> StackingRegressor:
+    return StackingRegressor(base_learners(), final_estimator=Ridge(), cv=KFold(5), n_jobs=1)
+
+
+def wirework_stack(cache: ww.FitCache) -> ww.Stack:
+    return ww.Stack(base_learners(), Ridge(), cv=KFold(5), cache=cache)
+
+
+def search(estimator: object, refit: bool) -> GridSearchCV:
+    return GridSearchCV(estimator, GRID, cv=KFold(3), n_jobs=1, refit=refit)
+
+
+def check_stacks(X: np.ndarray, y: np.ndarray) -> float:
+    """Fit both stacks once on all rows; their predictions must agree. Returns the max abs difference."""
+    with threadpool_limits(1):
+        expected = sklearn_stack().fit(X, y).predict(X)
+        got = wirework_stack(ww.FitCache()).fit(X, y).predict(X)
+    np.testing.assert_allclose(got, expected, rtol=1e-10, atol=1e-8)
+    return float(np.max(np.abs(got - expected)))
+
+
+def score_gap(a: GridSearchCV, b: GridSearchCV) -> float:
+    gap = float(np.max(np.abs(a.cv_results_["mean_test_score"] - b.cv_results_["mean_test_score"])))
+    assert gap <= 1e-10, f"wirework's cv scores differ from scikit-learn's by {gap:.3g} (> 1e-10)"
+    return gap
+
+
+def traced_peak(fn: Callable[[], object]) -> int:
+    """Peak bytes allocated (tracemalloc, numpy buffers included) while ``fn()`` runs."""
+    gc.collect()
+    tracemalloc.start()
+    try:
+        with threadpool_limits(1):
+            fn()
+        return tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+
+
+def bench_retune(rounds: int, peer_peak: bool) -> None:
+    X, y = regression_data()
+    gap = check_stacks(X, y)
+    print(f"check: ww.Stack and StackingRegressor predictions agree (max abs diff {gap:.2g})", file=sys.stderr)
+    names = ["scikit-learn StackingRegressor", "wirework Stack + FitCache"]
+    rows = []
+    for refit in (False, True):
+        times: dict[str, list[float]] = {name: [] for name in names}
+        gaps, stats = [], None
+        for k in range(rounds):
+            searches: dict[str, GridSearchCV] = {}
+            for name in order_of(names, k):
+                if name == names[0]:
+                    searches[name] = search(sklearn_stack(), refit)
+                else:
+                    cache = ww.FitCache()
+                    searches[name] = search(wirework_stack(cache), refit)
+                gc.collect()
+                times[name].append(timed(lambda: searches[name].fit(X, y)))
+                print(f"  refit={refit} round {k + 1}: {name} {times[name][-1]:.1f} s", file=sys.stderr)
+            gaps.append(score_gap(*searches.values()))
+            stats = cache.stats()
+            if refit:
+                sk, wk = searches[names[0]], searches[names[1]]
+                assert sk.best_params_ == wk.best_params_
+                np.testing.assert_allclose(wk.predict(X), sk.predict(X), rtol=1e-10, atol=1e-8)
+        peak = traced_peak(lambda: search(wirework_stack(ww.FitCache()), refit).fit(X, y))
+        peer = traced_peak(lambda: search(sklearn_stack(), refit).fit(X, y)) if peer_peak else None
+        sk_t, ww_t = times[names[0]], times[names[1]]
+        rows.append((refit, statistics.median(sk_t), statistics.median(ww_t), median_ratio(sk_t, ww_t), max(gaps), stats, peak, peer))
+
+    print(f"\n### retune ({rounds} rounds; {versions()})\n")
+    print(
+        "| GridSearchCV | scikit-learn s | wirework s | speed-up (sklearn / wirework) | max abs Δ mean_test_score "
+        "| cache hits / misses / entries | cache MB | wirework peak MB | scikit-learn peak MB |"
+    )
+    print("| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |")
+    for refit, sk_s, ww_s, speedup, gap, stats, peak, peer in rows:
+        peer_text = f"{peer / 1e6:.0f}" if peer is not None else "not measured"
+        print(
+            f"| refit={refit} | {sk_s:.1f} | {ww_s:.1f} | **{speedup:.2f}x** | {gap:.1e} "
+            f"| {stats['hits']} / {stats['misses']} / {stats['entries']} | {stats['bytes'] / 1e6:.0f} "
+            f"| {peak / 1e6:.0f} | {peer_text} |"
+        )
+
+
+# -------------------------------------------------------------- 2. refit
+
+ALPHAS = (1.0, 3.0)
+
+
+def refit_steps(alpha: float) -> list[tuple[str, object]]:
+    return [("scaler", StandardScaler()), ("pca", PCA(n_components=10, random_state=0)), ("ridge", Ridge(alpha=alpha))]
+
+
+def bench_refit(rounds: int) -> None:
+    X, y = regression_data()
+    with tempfile.TemporaryDirectory(prefix="bench_compose_") as location:
+        memory = joblib.Memory(location, verbose=0)
+        pipes = {
+            "wirework Pipeline": ww.Pipeline(refit_steps(ALPHAS[0])),
+            "scikit-learn Pipeline(memory=...)": Pipeline(refit_steps(ALPHAS[0]), memory=memory),
+            "scikit-learn Pipeline (no memory)": Pipeline(refit_steps(ALPHAS[0])),
+        }
+        reference = Pipeline(refit_steps(ALPHAS[0])).fit(X, y)
+        Z = reference[:-1].transform(X)
+
+        # check: after the change, every candidate predicts as the leaf refitted on Z
+        with threadpool_limits(1):
+            for pipe in pipes.values():
+                pipe.set_params(ridge__alpha=ALPHAS[0]).fit(X, y)
+                pipe.set_params(ridge__alpha=ALPHAS[1]).fit(X, y)
+            leaf = Ridge(alpha=ALPHAS[1]).fit(Z, y)
+            for name, pipe in pipes.items():
+                np.testing.assert_allclose(pipe.predict(X), leaf.predict(Z), rtol=1e-10, atol=1e-8, err_msg=name)
+        actions = {k: v["action"] for k, v in pipes["wirework Pipeline"].report_()["machines"].items()}
+        assert actions == {"scaler": "skipped", "pca": "skipped", "ridge": "updated"}, actions
+
+        def leaf_refit(before: float, after: float) -> float:
+            Ridge(alpha=before).fit(Z, y)
+            return timed(lambda: Ridge(alpha=after).fit(Z, y))
+
+        def pipeline_refit(pipe: object) -> Callable[[float, float], float]:
+            def run(before: float, after: float) -> float:
+                with threadpool_limits(1):
+                    pipe.set_params(ridge__alpha=before).fit(X, y)
+                pipe.set_params(ridge__alpha=after)
+                return timed(lambda: pipe.fit(X, y))
+
+            return run
+
+        candidates = {"leaf alone: Ridge.fit(Z, y)": leaf_refit}
+        candidates.update({name: pipeline_refit(pipe) for name, pipe in pipes.items()})
+        names = list(candidates)
+        for name in names:  # warm up
+            candidates[name](*ALPHAS)
+        times: dict[str, list[float]] = {name: [] for name in names}
+        for k in range(rounds):
+            before, after = ALPHAS if k % 2 == 0 else ALPHAS[::-1]
+            for name in order_of(names, k):
+                times[name].append(candidates[name](before, after))
+
+    base = times[names[0]]
+    print(f"\n### refit ({rounds} rounds; {versions()})\n")
+    print("| candidate | median ms per refit | ratio to the leaf (median of per-round ratios) |")
+    print("| --- | ---: | ---: |")
+    for name in names:
+        print(f"| {name} | {statistics.median(times[name]) * 1e3:.2f} | {median_ratio(times[name], base):.2f}x |")
+
+
+# ------------------------------------------------------------ 3. predict
+
+
+def predict_candidates() -> dict[str, Callable[[], object]]:
+    X_data, y_data = load_diabetes(return_X_y=True)
+
+    def steps() -> list[tuple[str, object]]:
+        return [("scaler", StandardScaler()), ("pca", PCA(n_components=5)), ("ridge", Ridge())]
+
+    with threadpool_limits(1):
+        pipe = ww.Pipeline(steps()).fit(X_data, y_data)
+        reference = Pipeline(steps()).fit(X_data, y_data)
+    fitted = pipe.fitted_params_()
+    s, p, r = fitted["scaler"], fitted["pca"], fitted["ridge"]
+    row = X_data[:1].copy()
+
+    def by_hand():
+        return r.predict(p.transform(s.transform(row)))
+
+    def wirework_pipeline():
+        return pipe.predict(row)
+
+    def sklearn_pipeline():
+        return reference.predict(row)
+
+    np.testing.assert_array_equal(wirework_pipeline(), by_hand())
+    np.testing.assert_allclose(sklearn_pipeline(), by_hand(), rtol=1e-12)
+    return {"by hand": by_hand, "wirework Pipeline": wirework_pipeline, "scikit-learn Pipeline": sklearn_pipeline}
+
+
+def bench_predict(rounds: int, calls: int) -> None:
+    candidates = predict_candidates()
+    names = list(candidates)
+    times: dict[str, list[float]] = {name: [] for name in names}
+    with threadpool_limits(1):
+        for fn in candidates.values():  # warm up
+            for _ in range(calls):
+                fn()
+        for k in range(rounds):
+            for name in order_of(names, k):
+                fn = candidates[name]
+                start = time.perf_counter()
+                for _ in range(calls):
+                    fn()
+                times[name].append((time.perf_counter() - start) / calls)
+    base = times["by hand"]
+    print(f"\n### predict ({rounds} rounds of {calls} calls; {versions()})\n")
+    print("| candidate | median µs per 1-row predict | ratio to by hand (median of per-round ratios) |")
+    print("| --- | ---: | ---: |")
+    for name in names:
+        print(f"| {name} | {statistics.median(times[name]) * 1e6:.1f} | {median_ratio(times[name], base):.3f}x |")
+
+
+# ------------------------------------------------------------------ main
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("benchmark", choices=["retune", "refit", "predict", "all"])
+    parser.add_argument("--rounds", type=int, default=None, help="default: retune 2, refit 200, predict 200")
+    parser.add_argument("--calls", type=int, default=200, help="predict: calls per round")
+    parser.add_argument("--peer-peak", action="store_true", help="retune: also trace one scikit-learn search")
+    args = parser.parse_args()
+    chosen = ["refit", "predict", "retune"] if args.benchmark == "all" else [args.benchmark]
+    for name in chosen:
+        if name == "retune":
+            bench_retune(args.rounds or 2, args.peer_peak)
+        elif name == "refit":
+            bench_refit(args.rounds or 200)
+        else:
+            bench_predict(args.rounds or 200, args.calls)
+
+
+if __name__ == "__main__":
+    main()

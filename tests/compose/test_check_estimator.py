@@ -1,0 +1,86 @@
+"""scikit-learn's own estimator checks, run over every recipe and a user-defined composite."""
+
+import pytest
+from sklearn.base import ClassifierMixin, RegressorMixin, TransformerMixin
+from sklearn.decomposition import PCA
+from sklearn.linear_model import LogisticRegression, Ridge
+from sklearn.preprocessing import StandardScaler
+from sklearn.tree import DecisionTreeClassifier, DecisionTreeRegressor
+from sklearn.utils.estimator_checks import parametrize_with_checks
+
+import wirework as ww
+
+
+class ScaledModel(ww.Composite):
+    """A user-defined composite: standardize X, then any model (regressor or classifier)."""
+
+    def __init__(self, model=None, scaler=None):
+        self.model = model
+        self.scaler = scaler
+
+    def _kind(self):
+        return "classifier" if isinstance(self.model, ClassifierMixin) else "regressor"
+
+    def network(self, X, y=None):
+        default = StandardScaler(with_mean=False)  # works on sparse input, as the tags computed from model say
+        scaler = ww.machine(self.scaler if self.scaler is not None else default, X)
+        Z = scaler.transform(X)
+        model = ww.machine(self.model, Z, y)
+        outputs = {"predict": model.predict(Z)}
+        if hasattr(self.model, "predict_proba"):
+            outputs["predict_proba"] = model.predict_proba(Z)
+        return ww.Signature(**outputs)
+
+
+class Reduce(TransformerMixin, ww.Composite):
+    """A user-defined transformer composite."""
+
+    def __init__(self, n_components=2):
+        self.n_components = n_components
+
+    def network(self, X, y=None):
+        scaled = ww.machine(StandardScaler(), X)
+        pca = ww.machine(PCA(n_components=self.n_components), scaled.transform(X))
+        return ww.Signature(transform=pca.transform(scaled.transform(X)))
+
+
+ESTIMATORS = [
+    ww.Pipeline([("scale", StandardScaler()), ("ridge", Ridge())]),
+    ww.Pipeline([("scale", StandardScaler()), ("logistic", LogisticRegression())]),
+    ww.Pipeline([("scale", StandardScaler()), ("ridge", Ridge())], target_transformer=StandardScaler()),
+    ww.TransformedTarget(Ridge(), StandardScaler()),
+    ww.Stack([("ridge", Ridge()), ("tree", DecisionTreeRegressor(max_depth=3, random_state=0))], Ridge(), cv=3),
+    ww.Stack([("lr", LogisticRegression()), ("tree", DecisionTreeClassifier(max_depth=3, random_state=0))], LogisticRegression(), cv=3),
+    ww.Stack([("ridge", Ridge())], Ridge(), cv=3, passthrough=True, levels=2),
+    ww.Bagging(DecisionTreeRegressor(max_depth=3, random_state=0), n_estimators=3, random_state=0),
+    ww.Bagging(DecisionTreeClassifier(max_depth=3, random_state=0), n_estimators=3, random_state=0),
+    ww.Average([("ridge", Ridge()), ("tree", DecisionTreeRegressor(max_depth=3, random_state=0))]),
+    ww.Average([("lr", LogisticRegression()), ("tree", DecisionTreeClassifier(max_depth=3, random_state=0))], weights=[2, 1]),
+    ScaledModel(Ridge()),
+    ScaledModel(LogisticRegression()),
+    Reduce(),
+]
+
+#: Checks that cannot apply, with the reason: the one place where any is listed.
+#: None fails today. scikit-learn itself skips one check per estimator,
+#: check_array_api_input ("SCIPY_ARRAY_API is not set"): composites declare
+#: no array-API support, so that check does not apply to them.
+EXPECTED_FAILED_CHECKS: dict[str, str] = {}
+
+
+def _expected(estimator):
+    return EXPECTED_FAILED_CHECKS
+
+
+@pytest.mark.filterwarnings("ignore::UserWarning")  # sklearn's checks feed odd data on purpose
+@pytest.mark.filterwarnings("ignore::sklearn.exceptions.ConvergenceWarning")
+@parametrize_with_checks(ESTIMATORS, expected_failed_checks=_expected)
+def test_sklearn_check_estimator(estimator, check):
+    check(estimator)
+
+
+def test_kinds_are_declared():
+    kinds = [e.__sklearn_tags__().estimator_type for e in ESTIMATORS]
+    assert kinds == ["regressor", "classifier", "regressor", "regressor", "regressor", "classifier", "regressor",
+                     "regressor", "classifier", "regressor", "classifier", "regressor", "classifier", None]
+    assert isinstance(ESTIMATORS[0], ww.Composite) and not isinstance(ESTIMATORS[0], RegressorMixin)

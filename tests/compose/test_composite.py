@@ -1,0 +1,181 @@
+"""ww.Composite: the estimator contract, smart refits, inspection and the errors of bad networks."""
+
+import pickle
+
+import numpy as np
+import pandas as pd
+import pytest
+from _counting import Counting, fits
+from sklearn.base import RegressorMixin, clone
+from sklearn.datasets import load_diabetes
+from sklearn.linear_model import Lasso, Ridge
+from sklearn.model_selection import GridSearchCV, cross_val_score
+from sklearn.pipeline import make_pipeline
+from sklearn.preprocessing import StandardScaler
+
+import wirework as ww
+
+X_DATA, Y_DATA = load_diabetes(return_X_y=True)
+
+
+class TwoStage(RegressorMixin, ww.Composite):
+    """Scale, then regress; the regressor is a component (a hyperparameter)."""
+
+    def __init__(self, regressor=None, scaler=None):
+        self.regressor = regressor
+        self.scaler = scaler
+
+    def network(self, X, y=None):
+        scale = ww.machine(self.scaler, X, name="scale")
+        Z = scale.transform(X)
+        fit = ww.machine(self.regressor, Z, y, name="regress")
+        return ww.Signature(predict=fit.predict(Z), report={"mean_prediction": ww.node(np.mean, fit.predict(Z))})
+
+
+def two_stage():
+    return TwoStage(Counting(Ridge(), tag="ridge"), Counting(StandardScaler(), tag="scale"))
+
+
+def test_fit_predict_equals_the_scikit_learn_pipeline():
+    model = TwoStage(Ridge(alpha=0.3), StandardScaler()).fit(X_DATA, Y_DATA)
+    reference = make_pipeline(StandardScaler(), Ridge(alpha=0.3)).fit(X_DATA, Y_DATA)
+    assert np.array_equal(model.predict(X_DATA), reference.predict(X_DATA))
+    assert model.n_features_in_ == 10
+    assert model.score(X_DATA, Y_DATA) == pytest.approx(reference.score(X_DATA, Y_DATA), abs=1e-12)
+
+
+def test_nested_params_clone_and_model_selection_work():
+    model = TwoStage(Ridge(), StandardScaler())
+    assert model.get_params()["regressor__alpha"] == 1.0
+    model.set_params(regressor__alpha=4.0)
+    assert model.regressor.alpha == 4.0
+    twin = clone(model)
+    assert twin.regressor is not model.regressor and twin.regressor.alpha == 4.0
+    search = GridSearchCV(model, {"regressor__alpha": [0.1, 10.0]}, cv=3).fit(X_DATA, Y_DATA)
+    assert search.best_params_ == {"regressor__alpha": 0.1}
+    assert cross_val_score(model, X_DATA, Y_DATA, cv=3).shape == (3,)
+    chained = make_pipeline(StandardScaler(), TwoStage(Ridge(), StandardScaler())).fit(X_DATA, Y_DATA)
+    assert chained.predict(X_DATA[:2]).shape == (2,)
+
+
+def test_refit_retrains_only_what_changed():
+    model = two_stage().fit(X_DATA, Y_DATA)
+    assert fits() == ["scale", "ridge"]
+    Counting.events.clear()
+    model.set_params(regressor__estimator__alpha=5.0).fit(X_DATA, Y_DATA)
+    assert fits() == ["ridge"]
+    assert Counting.events == [("ridge", "fit"), ("ridge", "predict")]  # the scaled data is kept from the last fit
+    Counting.events.clear()
+    model.fit(X_DATA, Y_DATA)
+    assert fits() == []
+    model.set_params(regressor=Counting(Lasso(), tag="lasso")).fit(X_DATA, Y_DATA)
+    assert fits() == ["lasso"]
+    assert model.report_()["machines"]["regress"]["reason"] == "condition 6: hyperparameters changed"
+
+
+def test_report_and_fitted_params():
+    model = two_stage().fit(X_DATA, Y_DATA)
+    report = model.report_()
+    assert report["machines"]["scale"]["action"] == "trained"
+    assert report["mean_prediction"] == pytest.approx(np.mean(model.predict(X_DATA)))
+    fitted = model.fitted_params_()
+    assert set(fitted) == {"scale", "regress"} and hasattr(fitted["regress"].estimator_, "coef_")
+
+
+def test_operations_appear_exactly_when_the_signature_provides_them():
+    model = TwoStage(Ridge(), StandardScaler())
+    assert hasattr(model, "predict")
+    for absent in ("predict_proba", "transform", "decision_function", "inverse_transform"):
+        assert not hasattr(model, absent)
+
+
+def test_pickle_round_trip_keeps_predictions_and_drops_training_data():
+    model = TwoStage(Ridge(), StandardScaler()).fit(X_DATA, Y_DATA)
+    restored = pickle.loads(pickle.dumps(model))
+    assert np.array_equal(restored.predict(X_DATA), model.predict(X_DATA))
+    assert restored._built.X.data is None and len(restored._built.store) == 0
+
+
+def test_pandas_input_keeps_feature_names():
+    frame = load_diabetes(as_frame=True)
+    model = TwoStage(Ridge(), StandardScaler()).fit(frame.data, frame.target)
+    assert list(model.feature_names_in_) == list(frame.data.columns)
+    with pytest.raises(ValueError, match="feature names should match"):
+        model.predict(frame.data[frame.data.columns[::-1]])
+
+
+def test_unfitted_use_is_a_not_trained_error():
+    with pytest.raises(ww.NotTrainedError, match=r"This TwoStage has not been fitted yet\. Call fit\(X, y\)"):
+        TwoStage(Ridge(), StandardScaler()).predict(X_DATA)
+
+
+def test_wrong_feature_count_at_predict():
+    model = TwoStage(Ridge(), StandardScaler()).fit(X_DATA, Y_DATA)
+    with pytest.raises(ValueError, match="X has 3 features, but TwoStage is expecting 10 features as input"):
+        model.predict(X_DATA[:, :3])
+
+
+# -- bad networks: one clear error each (acceptance 5) ---------------------------
+
+
+class NoSignature(RegressorMixin, ww.Composite):
+    def network(self, X, y=None):
+        ww.machine(Ridge(), X, y).predict(X)
+
+
+class Disconnected(RegressorMixin, ww.Composite):
+    def network(self, X, y=None):
+        other = ww.source(np.zeros((3, 10)), name="Z")
+        return ww.Signature(predict=ww.machine(Ridge(), X, y).predict(other))
+
+
+class TrainsOnForeignData(RegressorMixin, ww.Composite):
+    def network(self, X, y=None):
+        return ww.Signature(predict=ww.machine(Ridge(), X_DATA, Y_DATA).predict(X))
+
+
+class UnsupervisedSlot(RegressorMixin, ww.Composite):
+    def network(self, X, y=None):
+        return ww.Signature(predict=ww.machine(StandardScaler(), X, y).predict(X))
+
+
+def test_network_that_returns_no_signature():
+    with pytest.raises(ww.GraphError, match=r"NoSignature\.network\(\) must return a ww\.Signature\. Received: NoneType"):
+        NoSignature().fit(X_DATA, Y_DATA)
+
+
+def test_signature_node_that_does_not_descend_from_the_sources():
+    with pytest.raises(ww.GraphError, match=r"predict node of Disconnected\.network\(\) depends on sources.*Sources it reaches: Z"):
+        Disconnected().fit(X_DATA, Y_DATA)
+    with pytest.raises(ww.GraphError, match=r"trains on data that does not come from the X or y"):
+        TrainsOnForeignData().fit(X_DATA, Y_DATA)
+
+
+def test_estimator_without_predict_in_a_supervised_slot():
+    with pytest.raises(ww.GraphError, match=r"StandardScaler has no predict\(\)"):
+        UnsupervisedSlot().fit(X_DATA, Y_DATA)
+    with pytest.raises(ww.GraphError, match=r"step 'ridge' \(Ridge\) is not last, so it must have transform\(\)"):
+        ww.Pipeline([("ridge", Ridge()), ("scale", StandardScaler())]).fit(X_DATA, Y_DATA)
+
+
+def test_missing_target_and_bad_signature_values():
+    with pytest.raises(ww.DataError, match="requires y to be passed, but the target y is None"):
+        TwoStage(Ridge(), StandardScaler()).fit(X_DATA)
+    with pytest.raises(ww.GraphError, match="at least one operation node"):
+        ww.Signature()
+    with pytest.raises(ww.ArgumentError, match="Expected a node for predict="):
+        ww.Signature(predict=np.zeros(3))
+
+
+def test_fit_errors_keep_their_builtin_class():
+    data = X_DATA.copy()
+    data[0, 0] = np.nan
+    with pytest.raises(ValueError, match="Input X contains NaN") as info:
+        TwoStage(Ridge(), StandardScaler()).fit(data, Y_DATA)
+    assert isinstance(info.value, ww.MachineFitError) and info.value.machine.name == "regress"
+
+
+def test_composite_accepts_pandas_series_target():
+    frame = load_diabetes(as_frame=True)
+    model = ww.TransformedTarget(Ridge(), StandardScaler()).fit(frame.data, pd.Series(frame.target))
+    assert model.predict(frame.data.iloc[:3]).shape == (3,)

@@ -1,0 +1,86 @@
+"""ww.Pipeline and ww.TransformedTarget against scikit-learn, and their smart refits."""
+
+import numpy as np
+import pytest
+from _counting import Counting, fits
+from sklearn.compose import TransformedTargetRegressor
+from sklearn.datasets import load_diabetes, load_iris
+from sklearn.decomposition import PCA
+from sklearn.feature_selection import SelectKBest, f_regression
+from sklearn.linear_model import LogisticRegression, Ridge
+from sklearn.pipeline import Pipeline as SkPipeline
+from sklearn.preprocessing import QuantileTransformer, StandardScaler
+
+import wirework as ww
+
+X_DATA, Y_DATA = load_diabetes(return_X_y=True)
+
+
+def test_pipeline_with_supervised_transformer_equals_scikit_learn():
+    steps = [("scale", StandardScaler()), ("select", SelectKBest(f_regression, k=4)), ("ridge", Ridge(alpha=0.7))]
+    ours = ww.Pipeline(steps).fit(X_DATA, Y_DATA)
+    theirs = SkPipeline(steps).fit(X_DATA, Y_DATA)
+    assert np.array_equal(ours.predict(X_DATA), theirs.predict(X_DATA))
+    assert repr(ours.network_["predict"]) == "predict(ridge, transform(select, transform(scale, X)))"
+
+
+def test_classifier_pipeline_offers_probabilities():
+    X, y = load_iris(return_X_y=True)
+    ours = ww.Pipeline([("scale", StandardScaler()), ("lr", LogisticRegression())]).fit(X, y)
+    theirs = SkPipeline([("scale", StandardScaler()), ("lr", LogisticRegression())]).fit(X, y)
+    assert np.allclose(ours.predict_proba(X), theirs.predict_proba(X), rtol=0, atol=1e-12)
+    assert list(ours.classes_) == [0, 1, 2]
+
+
+def test_transformer_pipeline_transforms_and_inverts():
+    pipe = ww.Pipeline([("scale", StandardScaler()), ("pca", PCA(n_components=10))]).fit(X_DATA)
+    Z = pipe.transform(X_DATA)
+    assert np.allclose(pipe.inverse_transform(Z), X_DATA, atol=1e-10)
+    assert np.allclose(pipe.fit_transform(X_DATA), Z)
+
+
+def test_passthrough_steps_are_skipped():
+    pipe = ww.Pipeline([("scale", "passthrough"), ("none", None), ("ridge", Ridge())]).fit(X_DATA, Y_DATA)
+    assert np.allclose(pipe.predict(X_DATA), Ridge().fit(X_DATA, Y_DATA).predict(X_DATA))
+    assert [m.name for m in pipe.machines_] == ["ridge"]
+
+
+def test_target_transformer_equals_transformed_target_regressor():
+    transformer = QuantileTransformer(n_quantiles=50, output_distribution="normal")
+    ours = ww.Pipeline([("scale", StandardScaler()), ("ridge", Ridge())], target_transformer=transformer)
+    theirs = TransformedTargetRegressor(SkPipeline([("scale", StandardScaler()), ("ridge", Ridge())]), transformer=transformer)
+    assert np.allclose(ours.fit(X_DATA, Y_DATA).predict(X_DATA), theirs.fit(X_DATA, Y_DATA).predict(X_DATA), atol=1e-9)
+    tt = ww.TransformedTarget(Ridge(), StandardScaler()).fit(X_DATA, Y_DATA)
+    reference = TransformedTargetRegressor(Ridge(), transformer=StandardScaler()).fit(X_DATA, Y_DATA)
+    assert np.array_equal(tt.predict(X_DATA), reference.predict(X_DATA))
+
+
+def test_changing_the_last_step_refits_it_alone_without_recomputing_transforms():
+    pipe = ww.Pipeline(
+        [("scale", Counting(StandardScaler(), tag="scale")), ("pca", Counting(PCA(5), tag="pca")),
+         ("ridge", Counting(Ridge(), tag="ridge"))]
+    ).fit(X_DATA, Y_DATA)
+    Counting.events.clear()
+    pipe.set_params(ridge__estimator__alpha=2.0).fit(X_DATA, Y_DATA)
+    assert Counting.events == [("ridge", "fit")]
+    Counting.events.clear()
+    pipe.set_params(pca__estimator__n_components=3).fit(X_DATA, Y_DATA)
+    assert fits() == ["pca", "ridge"]
+
+
+def test_replacing_a_step_by_name_reuses_the_rest():
+    pipe = ww.Pipeline([("scale", Counting(StandardScaler(), tag="scale")), ("model", Counting(Ridge(), tag="ridge"))])
+    pipe.fit(X_DATA, Y_DATA)
+    Counting.events.clear()
+    pipe.set_params(model=Counting(Ridge(alpha=3.0), tag="ridge3")).fit(X_DATA, Y_DATA)
+    assert fits() == ["ridge3"]
+    assert pipe.get_params()["model__estimator__alpha"] == 3.0
+
+
+def test_bad_steps():
+    with pytest.raises(ww.ArgumentError, match=r"expected steps to be a non-empty list of \(name, estimator\) pairs"):
+        ww.Pipeline([]).fit(X_DATA, Y_DATA)
+    with pytest.raises(ww.GraphError, match=r"names in steps must be unique\. Received duplicates: \['a'\]"):
+        ww.Pipeline([("a", StandardScaler()), ("a", Ridge())]).fit(X_DATA, Y_DATA)
+    with pytest.raises(ww.GraphError, match="every step is 'passthrough' or None"):
+        ww.Pipeline([("a", "passthrough")]).fit(X_DATA, Y_DATA)

@@ -1,0 +1,136 @@
+"""ww.Stack against scikit-learn's stacking, retraining by counted fits, tuning with the cache."""
+
+import numpy as np
+import pytest
+from _counting import Counting, fits
+from sklearn.datasets import load_breast_cancer, load_diabetes, load_iris
+from sklearn.ensemble import RandomForestClassifier, StackingClassifier, StackingRegressor
+from sklearn.linear_model import LogisticRegression, Ridge
+from sklearn.model_selection import GridSearchCV, KFold, StratifiedKFold
+from sklearn.naive_bayes import GaussianNB
+from sklearn.svm import LinearSVC
+from sklearn.tree import DecisionTreeRegressor
+
+import wirework as ww
+
+DIABETES = load_diabetes(return_X_y=True)
+
+
+def regressors():
+    return [("ridge", Ridge(alpha=0.5)), ("tree", DecisionTreeRegressor(max_depth=4, random_state=0))]
+
+
+@pytest.mark.parametrize("passthrough", [False, True])
+def test_stack_regressor_equals_stacking_regressor(passthrough):
+    X, y = DIABETES
+    ours = ww.Stack(regressors(), Ridge(alpha=2.0), cv=KFold(5), passthrough=passthrough).fit(X, y)
+    theirs = StackingRegressor(regressors(), final_estimator=Ridge(alpha=2.0), cv=KFold(5), passthrough=passthrough)
+    theirs.fit(X, y)
+    assert np.max(np.abs(ours.predict(X) - theirs.predict(X))) <= 1e-10
+    assert len(ours.machines_) == 2 * (5 + 1) + 1
+
+
+def test_stack_binary_classifier_equals_stacking_classifier():
+    X, y = load_breast_cancer(return_X_y=True)
+    y = np.where(y == 1, "benign", "malignant")
+    estimators = [
+        ("lr", LogisticRegression(max_iter=5000)),
+        ("rf", RandomForestClassifier(n_estimators=20, random_state=0)),
+        ("svc", LinearSVC(max_iter=5000)),  # no predict_proba: decision_function feeds the final estimator
+    ]
+    ours = ww.Stack(estimators, LogisticRegression(), cv=KFold(5)).fit(X, y)
+    theirs = StackingClassifier(estimators, final_estimator=LogisticRegression(), cv=KFold(5)).fit(X, y)
+    assert np.max(np.abs(ours.predict_proba(X) - theirs.predict_proba(X))) <= 1e-10
+    assert (ours.predict(X) == theirs.predict(X)).all()
+    assert list(ours.classes_) == ["benign", "malignant"]
+    assert np.max(np.abs(ours.decision_function(X) - theirs.decision_function(X))) <= 1e-10
+
+
+def test_stack_multiclass_classifier_with_default_stratified_folds():
+    X, y = load_iris(return_X_y=True)
+    estimators = [("nb", GaussianNB()), ("rf", RandomForestClassifier(n_estimators=10, random_state=0))]
+    ours = ww.Stack(estimators, LogisticRegression(max_iter=1000), cv=5).fit(X, y)
+    theirs = StackingClassifier(estimators, final_estimator=LogisticRegression(max_iter=1000), cv=5).fit(X, y)
+    assert np.max(np.abs(ours.predict_proba(X) - theirs.predict_proba(X))) <= 1e-10
+    shuffled = StratifiedKFold(5, shuffle=True, random_state=3)
+    ours = ww.Stack(estimators, LogisticRegression(max_iter=1000), cv=shuffled).fit(X, y)
+    theirs = StackingClassifier(estimators, final_estimator=LogisticRegression(max_iter=1000), cv=shuffled).fit(X, y)
+    assert np.max(np.abs(ours.predict_proba(X) - theirs.predict_proba(X))) <= 1e-10
+
+
+def test_two_levels_pass_raw_features_upwards():
+    X, y = DIABETES
+    stack = ww.Stack(regressors(), Ridge(), cv=3, levels=2).fit(X, y)
+    names = [m.name for m in stack.machines_]
+    assert "ridge_level2_fold3" in names and "tree_level1" in names
+    level2 = next(m for m in stack.machines_ if m.name == "ridge_level2")
+    assert level2.fitted_model.n_features_in_ == X.shape[1] + 2  # raw features + two level-1 predictions
+    assert stack.score(X, y) > 0.4
+
+
+def counted_stack():
+    estimators = [("ridge", Counting(Ridge(), tag="ridge")), ("tree", Counting(DecisionTreeRegressor(max_depth=3, random_state=0), tag="tree"))]
+    return ww.Stack(estimators, Counting(Ridge(), tag="final"), cv=KFold(5))
+
+
+def test_changing_the_final_estimator_retrains_only_it():
+    X, y = DIABETES
+    stack = counted_stack().fit(X, y)
+    assert sorted(fits()) == ["final"] + ["ridge"] * 6 + ["tree"] * 6
+    Counting.events.clear()
+    stack.set_params(final_estimator__estimator__alpha=3.0).fit(X, y)
+    assert fits() == ["final"]
+    assert Counting.events == [("final", "fit")]  # and no base-learner prediction is recomputed
+
+
+def test_changing_a_base_learner_retrains_its_machines_and_the_final_estimator():
+    X, y = DIABETES
+    stack = counted_stack().fit(X, y)
+    Counting.events.clear()
+    stack.set_params(tree__estimator__max_depth=5).fit(X, y)
+    assert sorted(fits()) == ["final"] + ["tree"] * 6
+    Counting.events.clear()
+    stack.set_params(ridge=Counting(Ridge(alpha=9.0), tag="ridge")).fit(X, y)  # a replaced component
+    assert sorted(fits()) == ["final"] + ["ridge"] * 6
+
+
+def test_new_data_retrains_everything_and_same_data_nothing():
+    X, y = DIABETES
+    stack = counted_stack().fit(X, y)
+    Counting.events.clear()
+    stack.fit(X.copy(), y.copy())  # equal content: nothing to do
+    assert fits() == []
+    changed = y.copy()
+    changed[0] += 1.0
+    stack.fit(X, changed)
+    assert len(fits()) == 13
+
+
+def test_grid_search_with_cache_equals_scikit_learn():
+    X, y = DIABETES[0][:300], DIABETES[1][:300]
+    grid = {"final_estimator__alpha": list(np.logspace(-3, 3, 10))}
+    cache = ww.FitCache()
+    ours = GridSearchCV(ww.Stack(regressors(), Ridge(), cv=KFold(5), cache=cache), grid, cv=KFold(3)).fit(X, y)
+    theirs = GridSearchCV(StackingRegressor(regressors(), final_estimator=Ridge(), cv=KFold(5)), grid, cv=KFold(3))
+    theirs.fit(X, y)
+    for key in ("mean_test_score", "split0_test_score", "split2_test_score"):
+        assert np.max(np.abs(ours.cv_results_[key] - theirs.cv_results_[key])) <= 1e-10
+    # Per split, the 12 base-learner machines train once; the other 9 candidates find them in the cache.
+    assert cache.misses == 3 * 13 + 9 * 3 + 13  # + the refit on all rows
+    assert cache.hits == 9 * 3 * 12
+
+
+def test_cv_larger_than_the_rows_is_a_clear_error():
+    X, y = DIABETES
+    with pytest.raises(ww.DataError, match=r"cv asks for 20 folds but the training data has only n_samples=10 rows"):
+        ww.Stack(regressors(), Ridge(), cv=20).fit(X[:10], y[:10])
+
+
+def test_base_learner_without_predict_is_a_clear_error():
+    from sklearn.preprocessing import StandardScaler
+
+    X, y = DIABETES
+    with pytest.raises(ww.GraphError, match=r"base learner 'scale' \(StandardScaler\) has no predict\(\)"):
+        ww.Stack([("scale", StandardScaler())], Ridge()).fit(X, y)
+    with pytest.raises(ww.GraphError, match=r"final_estimator \(StandardScaler\) has no predict\(\)"):
+        ww.Stack(regressors(), StandardScaler()).fit(X, y)

@@ -1,0 +1,110 @@
+"""FitCache: hits without fitting, never a stale entry, disk sharing, eviction."""
+
+import copy
+import pickle
+import subprocess
+import sys
+
+import numpy as np
+import pytest
+from _counting import Counting, fits
+from sklearn.base import clone
+from sklearn.linear_model import Ridge
+
+import wirework as ww
+
+RNG = np.random.default_rng(0)
+X_DATA = RNG.normal(size=(50, 3))
+Y_DATA = RNG.normal(size=50)
+
+
+def train(cache, X=X_DATA, y=Y_DATA, alpha=1.0):
+    mach = ww.machine(Counting(Ridge(alpha=alpha), tag="ridge"), X, y)
+    mach.fit(cache=cache)
+    return mach
+
+
+def test_hit_returns_the_fit_without_calling_fit():
+    cache = ww.FitCache()
+    first = train(cache)
+    second = train(cache)
+    assert fits() == ["ridge"]
+    assert second.fitted_model is first.fitted_model
+    assert "(fit found in the cache)" in second.report()["reason"]
+    assert cache.stats()["hits"] == 1 and cache.stats()["misses"] == 1 and cache.stats()["entries"] == 1
+
+
+def test_one_changed_value_in_the_data_is_a_miss():
+    cache = ww.FitCache()
+    train(cache)
+    changed = X_DATA.copy()
+    changed[17, 2] += 1e-12
+    train(cache, X=changed)
+    train(cache, alpha=2.0)
+    assert fits() == ["ridge"] * 3
+    assert cache.misses == 3 and cache.hits == 0
+
+
+def test_global_setting_and_context():
+    cache = ww.FitCache()
+    with ww.config_context(cache=cache):
+        train(None)
+        train(None)
+    train(None)
+    assert fits() == ["ridge", "ridge"]
+    ww.set_config(cache=cache)
+    try:
+        train(None)
+    finally:
+        ww.set_config(cache=None)
+    assert cache.hits == 2
+
+
+def test_clones_and_copies_share_the_cache_but_pickles_do_not_carry_entries():
+    cache = ww.FitCache()
+    train(cache)
+    assert copy.deepcopy(cache) is cache
+    stack = ww.Pipeline([("ridge", Ridge())], cache=cache)
+    assert clone(stack).cache is cache
+    restored = pickle.loads(pickle.dumps(cache))
+    assert len(restored) == 0 and restored.location is None
+
+
+def test_disk_cache_is_shared_between_processes(tmp_path):
+    cache = ww.FitCache(tmp_path / "fits")
+    train(cache)
+    script = (
+        "import numpy as np, wirework as ww\n"
+        "from sklearn.linear_model import Ridge\n"
+        "rng = np.random.default_rng(0); X = rng.normal(size=(50, 3)); y = rng.normal(size=50)\n"
+        f"cache = ww.FitCache({str(tmp_path / 'fits')!r})\n"
+        "import sys; sys.path.insert(0, 'tests')\n"
+        "from _counting import Counting\n"
+        "m = ww.machine(Counting(Ridge(), tag='ridge'), X, y); m.fit(cache=cache)\n"
+        "print(cache.hits, Counting.events)\n"
+    )
+    done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, check=True)
+    assert done.stdout.strip() == "1 []"
+    assert not list((tmp_path / "fits").glob("*/*.tmp"))
+
+
+def test_max_bytes_evicts_least_recently_used(tmp_path):
+    for cache in (ww.FitCache(max_bytes=1500), ww.FitCache(tmp_path, max_bytes=1500)):
+        for alpha in (1.0, 2.0, 3.0):
+            train(cache, alpha=alpha)
+        assert 0 < cache.nbytes <= 1500 and len(cache) < 3
+        train(cache, alpha=3.0)
+        assert cache.hits == 1
+        cache.clear()
+        assert len(cache) == 0 and cache.hits == 0
+
+
+def test_bad_settings():
+    with pytest.raises(ww.ArgumentError, match="max_bytes to be a positive int"):
+        ww.FitCache(max_bytes=0)
+    with pytest.raises(ww.ArgumentError, match="Unknown setting"):
+        ww.set_config(colour="red")
+    with pytest.raises(ww.ArgumentError, match="cache to be a ww.FitCache or None. Received: str"):
+        ww.set_config(cache="yes")
+    with pytest.raises(ww.ArgumentError, match="cache to be a ww.FitCache or None"):
+        ww.Pipeline([("r", Ridge())], cache="yes").fit(X_DATA, Y_DATA)
