@@ -32,11 +32,12 @@ def test_stack_regressor_equals_stacking_regressor(passthrough):
 
 def test_stack_binary_classifier_equals_stacking_classifier():
     X, y = load_breast_cancer(return_X_y=True)
+    X = (X - X.mean(axis=0)) / X.std(axis=0)  # scaled, so the linear models converge quickly
     y = np.where(y == 1, "benign", "malignant")
     estimators = [
-        ("lr", LogisticRegression(max_iter=5000)),
+        ("lr", LogisticRegression()),
         ("rf", RandomForestClassifier(n_estimators=20, random_state=0)),
-        ("svc", LinearSVC(max_iter=5000)),  # no predict_proba: decision_function feeds the final estimator
+        ("svc", LinearSVC()),  # no predict_proba: decision_function feeds the final estimator
     ]
     ours = ww.Stack(estimators, LogisticRegression(), cv=KFold(5)).fit(X, y)
     theirs = StackingClassifier(estimators, final_estimator=LogisticRegression(), cv=KFold(5)).fit(X, y)

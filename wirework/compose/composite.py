@@ -10,6 +10,7 @@ change touches, by the retraining rules of the core.
 
 from __future__ import annotations
 
+import weakref
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -54,6 +55,9 @@ def _skeleton(value: Any, objects: list[Any]) -> Any:
     return value
 
 
+_PARAM_NAMES: dict[type, tuple[str, ...]] = {}
+
+
 @dataclass
 class _Built:
     """A network built for this composite, with what it was built from."""
@@ -66,6 +70,7 @@ class _Built:
     machines: list[Machine]
     store: TrainingValues = field(default_factory=TrainingValues)
     data: tuple[str | None, str | None] = (None, None)
+    seen: tuple[Any, Any] = (None, None)  # weak references to the X and y given to the last fit
 
 
 def _offers(operation: str):
@@ -112,6 +117,13 @@ class Composite(BaseEstimator):
     >>> ScaledRidge(alpha=0.1).fit(X, y).predict(X[:2]).round(2)
     array([0.02, 1.01])
     """
+
+    @classmethod
+    def _get_param_names(cls) -> list[str]:
+        names = _PARAM_NAMES.get(cls)
+        if names is None:  # scikit-learn reads the signature on every get_params(): once per class here
+            names = _PARAM_NAMES[cls] = tuple(super()._get_param_names())
+        return list(names)
 
     def network(self, X: Source, y: Source | None = None) -> Signature:
         """Build the network from source nodes ``X`` and ``y`` (``None`` when fit without ``y``)."""
@@ -248,7 +260,18 @@ class Composite(BaseEstimator):
         only the machines whose hyperparameters, components or upstream
         machines changed.
         """
-        X, y = self._check_fit_data(X, y)
+        incoming = (X, y)
+        built = self.__dict__.get("_built")
+        same_arrays = (
+            built is not None
+            and type(X) is np.ndarray
+            and X.ndim == 2
+            and (y is None or (type(y) is np.ndarray and y.ndim == 1))
+            and _is_seen(built.seen[0], X)
+            and _is_seen(built.seen[1], y)
+        )
+        if not same_arrays:  # the very arrays of the last fit were checked then; their tokens say if they changed
+            X, y = self._check_fit_data(X, y)
         built = self._network_for(supervised=y is not None)
         data = (tokenize(X), None if y is None else tokenize(y))
         built.X.rebind(X, fingerprint=data[0])
@@ -265,6 +288,7 @@ class Composite(BaseEstimator):
             if built.y is not None:
                 built.y.release()
         built.data = data
+        built.seen = (_weak(incoming[0]), _weak(incoming[1]))
         self.network_ = built.signature
         self.machines_ = built.machines
         if self._kind() == "classifier" and y is not None:
@@ -361,6 +385,19 @@ class Composite(BaseEstimator):
                 built.signature, built.X, built.y, built.structure, built.objects, built.machines, data=built.data
             )
         return state
+
+
+def _weak(value: Any) -> Any:
+    try:
+        return weakref.ref(value)
+    except TypeError:  # lists and None: never taken for the same object
+        return None
+
+
+def _is_seen(reference: Any, value: Any) -> bool:
+    if value is None:
+        return reference is None
+    return reference is not None and reference() is value
 
 
 def _name(machine: Machine, position: int) -> str:

@@ -10,7 +10,7 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 import pandas as pd
-from sklearn.base import clone
+from sklearn.base import BaseEstimator, clone
 from sklearn.utils import get_tags
 
 from wirework.errors import (
@@ -24,7 +24,7 @@ from wirework.errors import (
 )
 from wirework.graph.cache import FitCache
 from wirework.graph.data import describe, is_data, n_rows
-from wirework.graph.fingerprint import model_token
+from wirework.graph.fingerprint import model_token, shallow_params
 from wirework.graph.nodes import DynamicNode, Node, Source
 from wirework.graph.topology import upstream_machines, upstream_sources
 
@@ -348,7 +348,7 @@ class Machine:
             fitted = copy.deepcopy(self._fitted)
             fitted.set_params(**clone(self.model).get_params(deep=False))
         else:
-            fitted = clone(self.model, safe=False)
+            fitted = fresh_copy(self.model)
         try:
             if len(values) == 1:
                 fitted.fit(_to_column(values[0]) if vector else values[0])
@@ -382,9 +382,30 @@ def _wants_column(model: Any) -> bool:
 
 def _get_params(model: Any) -> dict[str, Any]:
     try:
-        return model.get_params(deep=False)
+        return shallow_params(model)
     except Exception:
         return {}
+
+
+def fresh_copy(model: Any) -> Any:
+    """An unfitted copy of ``model`` with equal hyperparameters: ``sklearn.base.clone``.
+
+    For a plain scikit-learn estimator (``BaseEstimator``'s own ``get_params``
+    and ``__sklearn_clone__``) the copy is made from parameter names cached
+    per class, which skips the two signature inspections ``clone`` pays.
+    """
+    kind = type(model)
+    if (
+        isinstance(model, BaseEstimator)
+        and kind.get_params is BaseEstimator.get_params
+        and kind.__sklearn_clone__ is BaseEstimator.__sklearn_clone__
+        and not hasattr(model, "_skl_callbacks")
+    ):
+        copied = kind(**{name: clone(value, safe=False) for name, value in shallow_params(model).items()})
+        if hasattr(model, "_metadata_request"):
+            copied._metadata_request = clone(model._metadata_request, safe=False)
+        return copied
+    return clone(model, safe=False)
 
 
 def _to_column(value: Any) -> Any:
