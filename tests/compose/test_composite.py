@@ -179,3 +179,18 @@ def test_composite_accepts_pandas_series_target():
     frame = load_diabetes(as_frame=True)
     model = ww.TransformedTarget(Ridge(), StandardScaler()).fit(frame.data, pd.Series(frame.target))
     assert model.predict(frame.data.iloc[:3]).shape == (3,)
+
+
+def test_refit_on_the_same_arrays_mutated_in_place_retrains():
+    X, y = X_DATA.copy(), Y_DATA.copy()
+    model = two_stage().fit(X, y)
+    Counting.events.clear()
+    model.fit(X, y)
+    assert fits() == []
+    X[5, 3] = 0.25  # in place: the same object, other content
+    model.fit(X, y)
+    assert fits() == ["scale", "ridge"]
+    Counting.events.clear()
+    y[0] += 1.0
+    model.fit(X, y)
+    assert fits() == ["ridge"]
