@@ -28,6 +28,7 @@ from wirework.errors import (
 )
 from wirework.compose import Average, Bagging, Composite, Pipeline, Signature, Stack, TransformedTarget
 from wirework.config import config_context, get_config, set_config
+from wirework.execution import DaskExecutor, ProcessExecutor, SequentialExecutor, ThreadExecutor
 from wirework.graph import (
     DynamicNode,
     Machine,
@@ -67,6 +68,10 @@ __all__ = [
     "restrict",
     "corestrict",
     "FitCache",
+    "DaskExecutor",
+    "ProcessExecutor",
+    "SequentialExecutor",
+    "ThreadExecutor",
     "Composite",
     "Signature",
     "Pipeline",

@@ -533,11 +533,16 @@ def _feed_elements(tk: _Tokenizer, h: _Hash, items: list[Any]) -> None:
             tk.feed(h, item)
 
 
+def _finite_sum(flat: np.ndarray) -> bool:
+    with np.errstate(over="ignore", invalid="ignore"):
+        return bool(np.isfinite(np.add.reduce(flat)))
+
+
 def _write_buffer(h: _Hash, arr: np.ndarray) -> None:
     flat = np.ascontiguousarray(arr).reshape(-1)
     if flat.dtype.kind == "c":
         flat = flat.view(flat.real.dtype)
-    if flat.dtype.kind == "f" and not np.isfinite(np.add.reduce(flat)):  # one cheap pass finds NaN or inf
+    if flat.dtype.kind == "f" and not _finite_sum(flat):  # one cheap pass finds NaN (or inf, or overflow)
         nans = np.isnan(flat)
         if nans.any():  # every NaN payload becomes the canonical one
             flat = flat.copy()

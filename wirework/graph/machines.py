@@ -31,7 +31,7 @@ from wirework.graph.topology import upstream_machines, upstream_sources
 if TYPE_CHECKING:  # pragma: no cover
     from wirework.graph.training import FitPass
 
-__all__ = ["Machine", "machine", "OPERATIONS"]
+__all__ = ["Machine", "Job", "run_job", "machine", "OPERATIONS", "fresh_copy"]
 
 #: The operations a machine can label nodes with.
 OPERATIONS = ("predict", "predict_proba", "predict_log_proba", "decision_function", "transform", "inverse_transform")
@@ -275,27 +275,27 @@ class Machine:
             return "updated", "condition 6: hyperparameters changed"
         return None
 
-    def _visit(self, run: FitPass, *, force: bool) -> None:
-        """One visit by a fit pass: decide, then train or leave alone."""
+    def _plan(self, run: FitPass, *, force: bool) -> Job | None:
+        """A fit pass's visit: decide by the rules; return the fit to run, or ``None``.
+
+        ``None`` when the machine is left alone, frozen, or found its fit in
+        the cache (it is then already trained). Runs in the scheduling thread.
+        """
         decision = self._decide(force)
         if decision is None:
             self._report = {"action": "skipped", "reason": "no retraining condition holds", "state": self._state}
-            return
+            return None
         action, reason = decision
         if self._frozen:
             warnings.warn(
                 f"{self._title()} is frozen and was not trained, though the retraining rules asked for it "
                 f"({reason}). Call thaw() to let it train.",
                 FrozenMachineWarning,
-                stacklevel=4,
+                stacklevel=5,
             )
             self._report = {"action": "frozen", "reason": f"frozen; otherwise {reason}", "state": self._state}
-            return
+            return None
         values = [run.value(arg) for arg in self._args]
-        self._train(values, action, reason, cache=run.cache)
-
-    def _train(self, values: list[Any], action: str, reason: str, *, cache: FitCache | None = None) -> None:
-        """Fit the model on ``values`` and record what was seen (conditions 3-6)."""
         rows = [n_rows(v) for v in values]
         if len(set(rows)) > 1:
             names = ("X", "y", "sample_weight")
@@ -304,69 +304,102 @@ class Machine:
                 f"The training arguments of {self._title()} have different numbers of rows: {got}. "
                 "Make them row-aligned (restrict every argument with the same folds)."
             )
-        model_type = type(self.model)
         token = model_token(self.model)
         warm = (
             action == "updated"
-            and type(self._fitted) is model_type
+            and type(self._fitted) is type(self.model)
             and _get_params(self.model).get("warm_start") is True
         )
         vector = len(values) == 1 and getattr(values[0], "ndim", 2) == 1 and _wants_column(self.model)
-        key = cache.key(token, values) if cache is not None and not warm else None
-        start = time.perf_counter()
-        fitted = cache.get(key) if key is not None else None
-        if fitted is not None:
-            reason += " (fit found in the cache)"
+        job = Job(self, values, vector, action, reason + (" (warm start)" if warm else ""), token, rows[0])
+        if run.cache is not None and not warm:
+            job.key = run.cache.key(token, values)
+            found = run.cache.get(job.key)
+            if found is not None:
+                job.reason += " (fit found in the cache)"
+                self._finish(job, found, 0.0)
+                return None
+        if warm:  # condition 6 with warm start: continue from a copy of the fitted model
+            job.model = copy.deepcopy(self._fitted)
+            job.model.set_params(**clone(self.model).get_params(deep=False))
         else:
-            fitted = self._fit_model(values, warm, vector, reason)
-            if key is not None:
-                cache.put(key, fitted)
-        elapsed = time.perf_counter() - start
+            job.model = fresh_copy(self.model)
+        return job
+
+    def _finish(self, job: Job, fitted: Any, elapsed: float, cache: FitCache | None = None) -> None:
+        """Record a finished fit: the new state and what was seen (conditions 3-6)."""
+        if cache is not None and job.key is not None:
+            cache.put(job.key, fitted)
         machines, sources = self._upstream_of_args()
         self._fitted = fitted
-        self._vector = vector
+        self._vector = job.vector
         self._state += 1
         self._snapshot = _Snapshot(
-            model_type=model_type,
-            model_token=token,
+            model_type=type(self.model),
+            model_token=job.token,
             upstream_states=tuple(m._state for m in machines),
             source_versions=tuple(s.version for s in sources),
         )
-        if warm:
-            action, reason = "updated", reason + " (warm start)"
         self._report = {
-            "action": action,
-            "reason": reason,
+            "action": job.action,
+            "reason": job.reason,
             "state": self._state,
             "fit_time": elapsed,
-            "n_rows": rows[0],
+            "n_rows": job.n_rows,
         }
 
-    def _fit_model(self, values: list[Any], warm: bool, vector: bool, reason: str) -> Any:
-        """A fitted copy of the model: the model's own ``fit``, errors wrapped."""
-        if warm:  # condition 6 with warm start: continue from a copy of the fitted model
-            fitted = copy.deepcopy(self._fitted)
-            fitted.set_params(**clone(self.model).get_params(deep=False))
-        else:
-            fitted = fresh_copy(self.model)
-        try:
-            if len(values) == 1:
-                fitted.fit(_to_column(values[0]) if vector else values[0])
-            elif len(values) == 2:
-                fitted.fit(values[0], values[1])
-            else:
-                fitted.fit(values[0], values[1], sample_weight=values[2])
-        except WireworkError:
-            raise
-        except Exception as exc:
-            self._report = {"action": "failed", "reason": f"{reason}; fit raised {type(exc).__name__}", "state": self._state}
-            raise MachineFitError.wrapping(
-                exc,
-                f"{self._title()} failed to train ({reason}): {type(exc).__name__}: {exc}. "
-                "Machines trained before it stay trained; fix the model or its data and fit again.",
-                machine=self,
-            ) from exc
-        return fitted
+    def _failure(self, job: Job, error: BaseException) -> MachineFitError:
+        """The error to raise for a fit that raised ``error``; the machine keeps its last state."""
+        self._report = {"action": "failed", "reason": f"{job.reason}; fit raised {type(error).__name__}", "state": self._state}
+        where = ", ".join(_node_labels(self)) or "no node yet"
+        failure = MachineFitError.wrapping(
+            error,
+            f"{self._title()} failed to train ({job.reason}): {type(error).__name__}: {error}. "
+            f"Model: {self.model!r}. Training arguments: {where}. "
+            "Machines trained before it stay trained; fix the model or its data and fit again.",
+            machine=self,
+        )
+        failure.__cause__ = error
+        return failure
+
+
+class Job:
+    """One fit to run: a fresh (or warm) copy of the model and its training values.
+
+    :func:`run_job` runs it anywhere (this thread, a worker thread, another
+    process, a Dask worker); the machine then records the result.
+    """
+
+    __slots__ = ("machine", "values", "vector", "action", "reason", "token", "n_rows", "key", "model")
+
+    def __init__(self, machine: Machine, values: list[Any], vector: bool, action: str, reason: str, token: str, n_rows: int) -> None:
+        self.machine = machine
+        self.values = values
+        self.vector = vector
+        self.action = action
+        self.reason = reason
+        self.token = token
+        self.n_rows = n_rows
+        self.key: str | None = None
+        self.model: Any = None
+
+
+def run_job(model: Any, values: list[Any], vector: bool) -> tuple[Any, float]:
+    """Fit ``model`` on ``values`` (``X``, ``X, y`` or ``X, y, sample_weight``); return it and the seconds taken."""
+    start = time.perf_counter()
+    if len(values) == 1:
+        model.fit(_to_column(values[0]) if vector else values[0])
+    elif len(values) == 2:
+        model.fit(values[0], values[1])
+    else:
+        model.fit(values[0], values[1], sample_weight=values[2])
+    return model, time.perf_counter() - start
+
+
+def _node_labels(machine: Machine) -> list[str]:
+    from wirework.graph.inspect import formula
+
+    return [formula(a) for a in machine.args]
 
 
 def _wants_column(model: Any) -> bool:

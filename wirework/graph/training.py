@@ -8,26 +8,28 @@ are memoised for the length of the pass, so no transform is computed twice;
 given a :class:`TrainingValues` store they are also kept *between* passes
 and reused while nothing upstream of them changed.
 
-This is the sequential loop; the execution layer will hand independent
-machines to executors with the same per-machine steps (decide, evaluate the
-training arguments, fit).
+The loop itself (which machine when, on which executor) belongs to the
+execution layer: it registers it here with :func:`register_scheduler`, and
+each machine contributes its steps (``_plan``: decide and gather the
+training values; ``run_job``: fit, anywhere; ``_finish``: record).
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+import importlib
+from collections.abc import Callable, Iterable, Sequence
 from typing import TYPE_CHECKING, Any
 
 from wirework.config import get_config
 from wirework.graph.nodes import evaluate
-from wirework.graph.topology import training_order, upstream_machines, upstream_sources
+from wirework.graph.topology import upstream_machines, upstream_sources
 
 if TYPE_CHECKING:  # pragma: no cover
     from wirework.graph.cache import FitCache
     from wirework.graph.machines import Machine
     from wirework.graph.nodes import Node
 
-__all__ = ["fit_pass", "FitPass", "TrainingValues"]
+__all__ = ["fit_pass", "register_scheduler", "FitPass", "TrainingValues"]
 
 
 class TrainingValues:
@@ -93,6 +95,16 @@ class FitPass:
         return memo[node]
 
 
+#: The scheduler loop, provided by the execution layer (``wirework.execution``).
+_SCHEDULER: Callable[..., list[Machine]] | None = None
+
+
+def register_scheduler(scheduler: Callable[..., list[Machine]]) -> None:
+    """Install the loop that :func:`fit_pass` runs (the execution layer does this on import)."""
+    global _SCHEDULER
+    _SCHEDULER = scheduler
+
+
 def fit_pass(
     roots: Iterable[Node | Machine],
     *,
@@ -100,6 +112,7 @@ def fit_pass(
     forced: Sequence[Machine] = (),
     cache: FitCache | None = None,
     store: TrainingValues | None = None,
+    **execution: Any,
 ) -> list[Machine]:
     """Train every machine the ``roots`` need; return the machines visited.
 
@@ -116,10 +129,12 @@ def fit_pass(
         setting of :func:`wirework.set_config`.
     store : TrainingValues, optional
         Keep training-data values of nodes between passes.
+    **execution
+        ``executor``, ``n_jobs``, ``on_error``, ``verbose``, ``progress``:
+        see :func:`wirework.execution.schedule`.
     """
-    machines = training_order(roots)
-    forced_ids = {id(machine) for machine in forced}
+    if _SCHEDULER is None:  # the layer above registers its scheduler when imported
+        importlib.import_module("wirework.execution")
+    assert _SCHEDULER is not None
     run = FitPass(cache if cache is not None else get_config()["cache"], store)
-    for machine in machines:
-        machine._visit(run, force=force or id(machine) in forced_ids)
-    return machines
+    return _SCHEDULER(roots, run=run, force=force, forced=forced, **execution)

@@ -1,0 +1,291 @@
+"""Executors: where fits run. Each is a tiny ``submit`` / ``wait_any`` adapter.
+
+Thread rule: when ``n`` fits run at once on a machine with ``c`` cores, each
+fit may use ``max(1, c // n)`` BLAS / OpenMP threads, so that workers ×
+inner threads ≤ cores (threadpoolctl sets the limits). Nested parallelism on
+small machines otherwise oversubscribes the cores badly: a gradient boosting
+with 2 OpenMP threads in each of 2 parallel workers on 2 cores runs 5-20×
+slower.
+"""
+
+from __future__ import annotations
+
+import atexit
+import concurrent.futures as cf
+import multiprocessing
+import os
+from collections.abc import Callable, Iterable
+from typing import Any
+
+from threadpoolctl import threadpool_limits
+
+from wirework.errors import ArgumentError
+from wirework.graph.data import describe
+from wirework.graph.machines import run_job
+
+__all__ = ["Executor", "SequentialExecutor", "ThreadExecutor", "ProcessExecutor", "DaskExecutor", "resolve_executor", "cores"]
+
+
+def cores() -> int:
+    """Cores this process may use."""
+    try:
+        return len(os.sched_getaffinity(0))
+    except AttributeError:  # pragma: no cover - not Linux
+        return os.cpu_count() or 1
+
+
+def inner_threads(workers: int) -> int:
+    """BLAS / OpenMP threads allowed per fit when ``workers`` fits run at once."""
+    return max(1, cores() // max(1, workers))
+
+
+def fit_limited(model: Any, values: list[Any], vector: bool, threads: int | None) -> tuple[Any, float]:
+    """:func:`run_job` with inner threads limited to ``threads`` (``None``: no limit)."""
+    if threads is None:
+        return run_job(model, values, vector)
+    with threadpool_limits(limits=threads):
+        return run_job(model, values, vector)
+
+
+def _host(address: str) -> str:
+    return address.split("://")[-1].rsplit(":", 1)[0]
+
+
+def fit_on_worker(model: Any, values: list[Any], vector: bool, threads_per_host: dict[str, int]) -> tuple[Any, float]:
+    """A Dask task: fit with inner threads limited by the worker threads sharing this host."""
+    from distributed import get_worker
+
+    busy = threads_per_host.get(_host(get_worker().address), 1)
+    return fit_limited(model, values, vector, max(1, cores() // busy))
+
+
+class Executor:
+    """Runs fits. Subclasses implement :meth:`submit` and :meth:`wait_any`."""
+
+    name = "executor"
+    workers = 1
+
+    def open(self) -> None:
+        """Prepare for one fit pass (start pools, connect)."""
+
+    def close(self) -> None:
+        """End one fit pass (forget per-pass state such as scattered data)."""
+
+    def submit(self, model: Any, values: list[Any], vector: bool) -> Any:
+        """Start fitting ``model`` on ``values``; return a future of ``(fitted, seconds)``."""
+        raise NotImplementedError
+
+    def wait_any(self, futures: Iterable[Any]) -> list[Any]:
+        """Block until at least one of ``futures`` is done; return the done ones."""
+        done, _ = cf.wait(list(futures), return_when=cf.FIRST_COMPLETED)
+        return list(done)
+
+    def __repr__(self) -> str:
+        return f"{type(self).__name__}(workers={self.workers})"
+
+
+class SequentialExecutor(Executor):
+    """Fits one machine at a time in the calling thread (the default; easiest to debug)."""
+
+    name = "sequential"
+
+    def submit(self, model: Any, values: list[Any], vector: bool) -> cf.Future:
+        future: cf.Future = cf.Future()
+        try:
+            future.set_result(run_job(model, values, vector))
+        except BaseException as error:  # reported by the scheduler, never lost
+            future.set_exception(error)
+        return future
+
+    def wait_any(self, futures: Iterable[Any]) -> list[Any]:
+        return list(futures)
+
+
+class ThreadExecutor(Executor):
+    """Fits in a pool of threads (models that release the GIL: most of scikit-learn's heavy code)."""
+
+    name = "threads"
+
+    def __init__(self, n_jobs: int | None = None) -> None:
+        self.workers = _workers(n_jobs)
+        self._pool: cf.ThreadPoolExecutor | None = None
+        self._limits: Any = None
+
+    def open(self) -> None:
+        threads = inner_threads(self.workers)
+        # BLAS pools are process-wide: limit them for the pass; OpenMP is per thread: limit it in each worker.
+        self._limits = threadpool_limits(limits=threads, user_api="blas")
+        self._pool = cf.ThreadPoolExecutor(self.workers, initializer=_limit_openmp, initargs=(threads,))
+
+    def close(self) -> None:
+        if self._pool is not None:
+            self._pool.shutdown(wait=True)
+            self._pool = None
+        if self._limits is not None:
+            self._limits.restore_original_limits()
+            self._limits = None
+
+    def submit(self, model: Any, values: list[Any], vector: bool) -> cf.Future:
+        assert self._pool is not None, "open() the executor first"
+        return self._pool.submit(run_job, model, values, vector)
+
+
+def _limit_openmp(threads: int) -> None:
+    threadpool_limits(limits=threads, user_api="openmp")
+
+
+def _init_process(threads: int) -> None:
+    for variable in ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS"):
+        os.environ[variable] = str(threads)
+    threadpool_limits(limits=threads)
+
+
+_PROCESS_POOLS: dict[int, cf.ProcessPoolExecutor] = {}
+
+
+class ProcessExecutor(Executor):
+    """Fits in a pool of worker processes (started once per ``n_jobs`` and reused).
+
+    Workers are started with ``forkserver`` (no fork of a threaded parent)
+    and limit their inner threads for good. Each fit's training values are
+    pickled to the worker once.
+    """
+
+    name = "processes"
+
+    def __init__(self, n_jobs: int | None = None) -> None:
+        self.workers = _workers(n_jobs)
+
+    def open(self) -> None:
+        if self.workers not in _PROCESS_POOLS:
+            method = "forkserver" if "forkserver" in multiprocessing.get_all_start_methods() else "spawn"
+            _PROCESS_POOLS[self.workers] = cf.ProcessPoolExecutor(
+                self.workers,
+                mp_context=multiprocessing.get_context(method),
+                initializer=_init_process,
+                initargs=(inner_threads(self.workers),),
+            )
+
+    def submit(self, model: Any, values: list[Any], vector: bool) -> cf.Future:
+        pool = _PROCESS_POOLS[self.workers]
+        try:
+            return pool.submit(run_job, model, values, vector)
+        except cf.process.BrokenProcessPool:  # a worker died earlier: start a new pool once
+            pool.shutdown(wait=False, cancel_futures=True)
+            del _PROCESS_POOLS[self.workers]
+            self.open()
+            return _PROCESS_POOLS[self.workers].submit(run_job, model, values, vector)
+
+
+@atexit.register
+def _shutdown_pools() -> None:
+    for pool in _PROCESS_POOLS.values():
+        pool.shutdown(wait=False, cancel_futures=True)
+    _PROCESS_POOLS.clear()
+
+
+class DaskExecutor(Executor):
+    """Fits on a Dask ``distributed`` cluster (extra ``wirework[dask]``).
+
+    Parameters
+    ----------
+    client : distributed.Client, optional
+        The client to submit through.
+    address : str, optional
+        A scheduler address to connect to when no client is given. With
+        neither, the current default client is used.
+    retries : int, default=2
+        Times Dask re-runs a fit that raised (a worker dying mid-fit is
+        rescheduled by Dask itself on another worker).
+    scatter_bytes : int, default=1_000_000
+        Training values larger than this are scattered to the cluster once
+        per fit pass and shared by every fit that uses them.
+    """
+
+    name = "dask"
+
+    def __init__(self, client: Any = None, address: str | None = None, *, retries: int = 2, scatter_bytes: int = 1_000_000) -> None:
+        self.client = client
+        self.address = address
+        self.retries = retries
+        self.scatter_bytes = scatter_bytes
+        self._scattered: dict[int, tuple[Any, Any]] = {}
+        self._per_host: dict[str, int] | None = None
+
+    def _client(self) -> Any:
+        try:
+            import distributed
+        except ImportError as error:  # pragma: no cover - depends on the install
+            raise ArgumentError(
+                "executor=DaskExecutor(...) needs Dask's distributed package. Install it with: pip install 'wirework[dask]'."
+            ) from error
+        if self.client is None:
+            self.client = distributed.Client(self.address) if self.address else distributed.get_client()
+        return self.client
+
+    @property
+    def workers(self) -> int:  # type: ignore[override]
+        return max(1, sum(self._client().nthreads().values()))
+
+    def open(self) -> None:
+        self._scattered.clear()
+        self._per_host = None
+
+    def close(self) -> None:
+        self._scattered.clear()
+
+    def _ship(self, value: Any) -> Any:
+        size = getattr(value, "nbytes", None)
+        if not isinstance(size, int) or size < self.scatter_bytes:
+            return value
+        found = self._scattered.get(id(value))
+        if found is None or found[0] is not value:
+            found = (value, self._client().scatter(value, direct=False))
+            self._scattered[id(value)] = found
+        return found[1]
+
+    def submit(self, model: Any, values: list[Any], vector: bool) -> Any:
+        client = self._client()
+        if self._per_host is None:
+            self._per_host = {}
+            for address, info in client.scheduler_info()["workers"].items():
+                host = _host(address)
+                self._per_host[host] = self._per_host.get(host, 0) + int(info.get("nthreads", 1))
+        shipped = [self._ship(v) for v in values]
+        return client.submit(fit_on_worker, model, shipped, vector, self._per_host, pure=False, retries=self.retries)
+
+    def wait_any(self, futures: Iterable[Any]) -> list[Any]:
+        import distributed
+
+        done, _ = distributed.wait(list(futures), return_when="FIRST_COMPLETED")
+        return list(done)
+
+
+def _workers(n_jobs: int | None) -> int:
+    if n_jobs is None:
+        return cores()
+    if isinstance(n_jobs, bool) or not isinstance(n_jobs, int) or n_jobs == 0 or n_jobs < -1:
+        raise ArgumentError(f"Expected n_jobs to be a positive int, -1 (all cores) or None. Received: {n_jobs!r}.")
+    return cores() if n_jobs == -1 else n_jobs
+
+
+_NAMES: dict[str, Callable[[int | None], Executor]] = {
+    "sequential": lambda n_jobs: SequentialExecutor(),
+    "threads": ThreadExecutor,
+    "processes": ProcessExecutor,
+}
+
+
+def resolve_executor(executor: Any, n_jobs: int | None = None) -> Executor:
+    """An :class:`Executor` from a name (``"sequential"``, ``"threads"``, ``"processes"``),
+    an executor object, or ``None`` (sequential, or threads when ``n_jobs`` asks for more than one)."""
+    if isinstance(executor, Executor):
+        return executor
+    if executor is None:
+        executor = "threads" if n_jobs not in (None, 1) else "sequential"
+    if isinstance(executor, str) and executor in _NAMES:
+        return _NAMES[executor](n_jobs)
+    raise ArgumentError(
+        f"Expected executor to be one of {sorted(_NAMES)}, a ww.DaskExecutor or None. Received: {describe(executor)}."
+    )
+

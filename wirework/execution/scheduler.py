@@ -1,0 +1,155 @@
+"""The one scheduler loop: ready machines to an executor, results back, in dependency order.
+
+A machine is *ready* when every machine it needs (upstream in the completed
+graph) has finished its visit. Ready machines are planned in the scheduling
+thread, in training order: each decides by the retraining rules and gathers
+its training values (memoised for the pass); a machine that must fit hands
+a job to the executor. Finished jobs are recorded in the scheduling thread,
+which makes their dependants ready. Results do not depend on the executor:
+the same jobs run on the same values.
+
+Failures lose nothing: a machine whose fit raised keeps its last state;
+machines that finished stay trained (the next fit resumes); with
+``on_error="raise"`` running fits are awaited and recorded before the error
+is raised; with ``on_error="continue"`` every machine not downstream of a
+failure still trains and all failures are raised together at the end.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable, Iterable, Sequence
+from typing import Any
+
+from wirework.errors import ArgumentError, MachineFitError, WireworkError
+from wirework.execution.executors import resolve_executor
+from wirework.execution.progress import Progress
+from wirework.graph.machines import Machine
+from wirework.graph.topology import training_order
+from wirework.graph.training import FitPass, register_scheduler
+
+__all__ = ["schedule"]
+
+
+def schedule(
+    roots: Iterable[Any],
+    *,
+    run: FitPass,
+    force: bool = False,
+    forced: Sequence[Machine] = (),
+    executor: Any = None,
+    n_jobs: int | None = None,
+    on_error: str = "raise",
+    verbose: int = 1,
+    progress: Callable[[dict[str, Any]], None] | None = None,
+) -> list[Machine]:
+    """Train every machine ``roots`` need on ``executor``; return the machines visited.
+
+    Parameters
+    ----------
+    roots : iterable of Node or Machine
+    run : FitPass
+        The pass's memo, cache and kept values.
+    force, forced
+        Condition 2 for every machine, or for the listed ones.
+    executor : {"sequential", "threads", "processes"}, Executor or None
+        Where fits run. ``None``: sequential, or threads when ``n_jobs > 1``.
+    n_jobs : int, optional
+        Workers of a thread or process pool (default: the cores).
+    on_error : {"raise", "continue"}
+        Stop at the first failure, or train everything the failures do not block.
+    verbose : int, default=1
+        ``0`` silences the progress bar (shown on a terminal for passes over ~1 s).
+    progress : callable, optional
+        Called with a dict (``done``, ``total``, ``machine``, ``action``,
+        ``running``) after each machine's visit.
+    """
+    if on_error not in ("raise", "continue"):
+        raise ArgumentError(f"Expected on_error to be 'raise' or 'continue'. Received: {on_error!r}.")
+    machines = training_order(roots)
+    forced_ids = {id(m) for m in forced}
+    needs = {id(m): {id(u) for u in training_order(m.args)} for m in machines}
+    dependants: dict[int, list[Machine]] = {id(m): [] for m in machines}
+    for m in machines:
+        for u in needs[id(m)]:
+            dependants[u].append(m)
+    waiting = {id(m): len(needs[id(m)]) for m in machines}
+    ready = [m for m in machines if waiting[id(m)] == 0]
+    order = {id(m): k for k, m in enumerate(machines)}
+    blocked: set[int] = set()
+    failures: list[WireworkError] = []
+    running: dict[Any, Any] = {}
+    bar = Progress(len(machines), verbose=verbose, callback=progress)
+    engine = resolve_executor(executor, n_jobs)
+
+    def visited(machine: Machine) -> None:
+        bar.step(machine, running=len(running))
+        for dependant in dependants[id(machine)]:
+            waiting[id(dependant)] -= 1
+            if waiting[id(dependant)] == 0:
+                ready.append(dependant)
+
+    def failed(machine: Machine, error: WireworkError) -> None:
+        failures.append(error)
+        stack = [machine]
+        while stack:  # nothing downstream of a failure may train on stale or missing values
+            for dependant in dependants[id(stack.pop())]:
+                if id(dependant) not in blocked:
+                    blocked.add(id(dependant))
+                    stack.append(dependant)
+        visited(machine)
+
+    def collect(futures: Iterable[Any]) -> None:
+        for future in futures:
+            job, _ = running.pop(future)
+            try:
+                fitted, seconds = future.result()
+            except Exception as error:  # the model's own error, from wherever it ran
+                failed(job.machine, job.machine._failure(job, error))
+                continue
+            job.machine._finish(job, fitted, seconds, run.cache)
+            visited(job.machine)
+
+    engine.open()
+    try:
+        while ready or running:
+            ready.sort(key=lambda m: order[id(m)])
+            batch, ready[:] = list(ready), []
+            for machine in batch:
+                stop = bool(failures) and on_error == "raise"
+                if stop or id(machine) in blocked:
+                    if not stop:
+                        machine._report = {"action": "blocked", "reason": "a machine it needs failed", "state": machine.state}
+                    visited(machine)
+                    continue
+                try:
+                    job = machine._plan(run, force=force or id(machine) in forced_ids)
+                except WireworkError as error:
+                    failed(machine, error)
+                    continue
+                if job is None:
+                    visited(machine)
+                    continue
+                future = engine.submit(job.model, job.values, job.vector)
+                running[future] = (job, time.perf_counter())
+                bar.start(machine)
+                if getattr(future, "done", lambda: False)() and engine.name == "sequential":
+                    collect([future])  # known at once: a failure stops the batch right here
+            if running:
+                collect(engine.wait_any(list(running)))
+    finally:
+        engine.close()
+        bar.close()
+    if failures:
+        if len(failures) == 1:
+            raise failures[0]
+        summary = "; ".join(str(f).split(". Model:")[0] for f in failures)
+        raise MachineFitError.wrapping(
+            failures[0].__cause__ or failures[0],
+            f"{len(failures)} machines failed to train: {summary}. The others that could train did; "
+            "fix these and fit again to resume.",
+        ) from failures[0]
+    return machines
+
+
+register_scheduler(schedule)
