@@ -19,9 +19,14 @@ show a win for a wrong result.
     per round (so each round pays its own first fits). Headline:
     ``refit=False`` (the tuning itself); second row: ``refit=True``. The
     scores of the two searches must agree to 1e-10 in every round. Reported:
-    seconds, speed-up (scikit-learn / wirework), the cache's ``stats()`` and
-    the tracemalloc peak of one extra, untimed wirework search. Each search
-    takes tens of seconds to minutes, so the default is 2 rounds.
+    seconds, speed-up (scikit-learn / wirework), the cache's ``stats()``, and
+    the memory of extra, untimed searches, each in a fresh spawned process:
+    the tracemalloc peak of a wirework search (it sees Python objects and
+    numpy buffers but not the C heap where scikit-learn keeps its trees, so
+    it undercounts cached forests) and the growth of the process's peak RSS
+    (wirework; scikit-learn too with ``--peer-peak``). A wirework search
+    takes about 30 s and a scikit-learn one about 4 min on the project's
+    machines, so the default is 2 rounds.
     Target: >= 8x faster.
 
 ``refit``
@@ -44,15 +49,18 @@ show a win for a wrong result.
     Pipeline ~1.18x).
 
 Run: ``python benchmarks/bench_compose.py retune|refit|predict|all``
-(options: ``--rounds``, ``--calls``; ``--peer-peak`` also measures the
-tracemalloc peak of one scikit-learn search). Prints Markdown tables.
+(options: ``--rounds``, ``--calls``; ``--peer-peak`` also measures the peak
+RSS growth of one scikit-learn search, ~4 more minutes per row). Prints
+Markdown tables; progress goes to stderr.
 """
 
 from __future__ import annotations
 
 import argparse
 import gc
+import multiprocessing
 import platform
+import resource
 import statistics
 import sys
 import tempfile
@@ -142,16 +150,28 @@ def score_gap(a: GridSearchCV, b: GridSearchCV) -> float:
     return gap
 
 
-def traced_peak(fn: Callable[[], object]) -> int:
-    """Peak bytes allocated (tracemalloc, numpy buffers included) while ``fn()`` runs."""
+def _search_memory(who: str, refit: bool, trace: bool) -> int:
+    """In a fresh process: bytes one search adds to the peak (tracemalloc peak, or peak RSS growth)."""
+    X, y = regression_data()
+    estimator = sklearn_stack() if who == "sklearn" else wirework_stack(ww.FitCache())
+    grid = search(estimator, refit)
     gc.collect()
-    tracemalloc.start()
-    try:
-        with threadpool_limits(1):
-            fn()
-        return tracemalloc.get_traced_memory()[1]
-    finally:
+    if trace:
+        tracemalloc.start()
+    before = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+    with threadpool_limits(1):
+        grid.fit(X, y)
+    if trace:
+        peak = tracemalloc.get_traced_memory()[1]
         tracemalloc.stop()
+        return peak
+    return (resource.getrusage(resource.RUSAGE_SELF).ru_maxrss - before) * 1024  # Linux: KiB
+
+
+def search_memory(who: str, refit: bool, trace: bool) -> int:
+    """:func:`_search_memory` run in a spawned child, so earlier runs leave no high-water mark."""
+    with multiprocessing.get_context("spawn").Pool(1) as pool:
+        return pool.apply(_search_memory, (who, refit, trace))
 
 
 def bench_retune(rounds: int, peer_peak: bool) -> None:
@@ -180,23 +200,27 @@ def bench_retune(rounds: int, peer_peak: bool) -> None:
                 sk, wk = searches[names[0]], searches[names[1]]
                 assert sk.best_params_ == wk.best_params_
                 np.testing.assert_allclose(wk.predict(X), sk.predict(X), rtol=1e-10, atol=1e-8)
-        peak = traced_peak(lambda: search(wirework_stack(ww.FitCache()), refit).fit(X, y))
-        peer = traced_peak(lambda: search(sklearn_stack(), refit).fit(X, y)) if peer_peak else None
+        memory = (
+            search_memory("wirework", refit, trace=True),
+            search_memory("wirework", refit, trace=False),
+            search_memory("sklearn", refit, trace=False) if peer_peak else None,
+        )
         sk_t, ww_t = times[names[0]], times[names[1]]
-        rows.append((refit, statistics.median(sk_t), statistics.median(ww_t), median_ratio(sk_t, ww_t), max(gaps), stats, peak, peer))
+        rows.append((refit, statistics.median(sk_t), statistics.median(ww_t), median_ratio(sk_t, ww_t), max(gaps), stats, memory))
 
     print(f"\n### retune ({rounds} rounds; {versions()})\n")
     print(
         "| GridSearchCV | scikit-learn s | wirework s | speed-up (sklearn / wirework) | max abs Δ mean_test_score "
-        "| cache hits / misses / entries | cache MB | wirework peak MB | scikit-learn peak MB |"
+        "| cache hits / misses / entries | cache MB (pickled) | wirework tracemalloc peak MB "
+        "| peak RSS growth MB: wirework / scikit-learn |"
     )
     print("| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |")
-    for refit, sk_s, ww_s, speedup, gap, stats, peak, peer in rows:
+    for refit, sk_s, ww_s, speedup, gap, stats, (traced, rss, peer) in rows:
         peer_text = f"{peer / 1e6:.0f}" if peer is not None else "not measured"
         print(
             f"| refit={refit} | {sk_s:.1f} | {ww_s:.1f} | **{speedup:.2f}x** | {gap:.1e} "
             f"| {stats['hits']} / {stats['misses']} / {stats['entries']} | {stats['bytes'] / 1e6:.0f} "
-            f"| {peak / 1e6:.0f} | {peer_text} |"
+            f"| {traced / 1e6:.0f} | {rss / 1e6:.0f} / {peer_text} |"
         )
 
 
@@ -325,7 +349,7 @@ def main() -> None:
     parser.add_argument("benchmark", choices=["retune", "refit", "predict", "all"])
     parser.add_argument("--rounds", type=int, default=None, help="default: retune 2, refit 200, predict 200")
     parser.add_argument("--calls", type=int, default=200, help="predict: calls per round")
-    parser.add_argument("--peer-peak", action="store_true", help="retune: also trace one scikit-learn search")
+    parser.add_argument("--peer-peak", action="store_true", help="retune: also measure the peak RSS of one scikit-learn search")
     args = parser.parse_args()
     chosen = ["refit", "predict", "retune"] if args.benchmark == "all" else [args.benchmark]
     for name in chosen:

@@ -56,6 +56,8 @@ def _skeleton(value: Any, objects: list[Any]) -> Any:
 
 
 _PARAM_NAMES: dict[type, tuple[str, ...]] = {}
+#: Parameters that say where and how a network trains, not what it is.
+_EXECUTION_PARAMS = frozenset({"cache", "executor", "n_jobs", "verbose"})
 
 
 @dataclass
@@ -176,9 +178,14 @@ class Composite(BaseEstimator):
             raise ArgumentError(f"Expected cache to be a ww.FitCache or None. Received: {describe(cache)}.")
         return cache
 
+    def _structure(self, objects: list[Any], supervised: bool) -> str:
+        """Token of the parameters that shape the network (not where or how it trains)."""
+        params = {k: v for k, v in self.get_params(deep=False).items() if k not in _EXECUTION_PARAMS}
+        return tokenize(_skeleton(params, objects), supervised)
+
     def _build(self, supervised: bool) -> _Built:
         objects: list[Any] = []
-        structure = tokenize(_skeleton(self.get_params(deep=False), objects), supervised)
+        structure = self._structure(objects, supervised)
         X = source(name="X")
         y = source(name="y") if supervised else None
         signature = self.network(X, y)
@@ -210,7 +217,7 @@ class Composite(BaseEstimator):
         """The network built earlier when its structure still holds, else a new one."""
         built = getattr(self, "_built", None)
         objects: list[Any] = []
-        structure = tokenize(_skeleton(self.get_params(deep=False), objects), supervised)
+        structure = self._structure(objects, supervised)
         if built is not None and built.structure == structure:
             replaced = [(old, new) for old, new in zip(built.objects, objects) if old is not new]
             models = {id(m.model) for m in built.machines}
@@ -280,7 +287,15 @@ class Composite(BaseEstimator):
         if data != built.data:
             built.store.clear()
         try:
-            fit_pass(built.signature.nodes(), cache=self._cache(), store=built.store)
+            params = self.get_params(deep=False)
+            fit_pass(
+                built.signature.nodes(),
+                cache=self._cache(),
+                store=built.store,
+                executor=params.get("executor"),
+                n_jobs=params.get("n_jobs"),
+                verbose=params.get("verbose", 0),
+            )
             run = FitPass(store=built.store)  # reuses the values the fit pass just computed
             self.report_values_ = {name: run.value(node) for name, node in built.signature.report.items()}
         finally:

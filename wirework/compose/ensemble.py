@@ -92,6 +92,8 @@ class Bagging(Composite):
     random_state : int, RandomState or None
         Seeds the draws.
     cache : FitCache, optional
+    executor, n_jobs : optional
+        Where the machines train (see ``ww.Stack``).
 
     Examples
     --------
@@ -112,12 +114,16 @@ class Bagging(Composite):
         max_samples: float | int = 1.0,
         random_state: Any = None,
         cache: Any = None,
+        executor: Any = None,
+        n_jobs: int | None = None,
     ) -> None:
         self.estimator = estimator
         self.n_estimators = n_estimators
         self.max_samples = max_samples
         self.random_state = random_state
         self.cache = cache
+        self.executor = executor
+        self.n_jobs = n_jobs
 
     def _kind(self) -> str | None:
         return _kind_of(self.estimator)
@@ -155,6 +161,8 @@ class Average(NamedEstimators, Composite):
     estimators : list of (str, estimator)
     weights : list of float, optional
     cache : FitCache, optional
+    executor, n_jobs : optional
+        Where the machines train (see ``ww.Stack``).
 
     Examples
     --------
@@ -169,10 +177,12 @@ class Average(NamedEstimators, Composite):
 
     _named = "estimators"
 
-    def __init__(self, estimators: list[tuple[str, Any]], weights: Any = None, *, cache: Any = None) -> None:
+    def __init__(self, estimators: list[tuple[str, Any]], weights: Any = None, *, cache: Any = None, executor: Any = None, n_jobs: int | None = None) -> None:
         self.estimators = estimators
         self.weights = weights
         self.cache = cache
+        self.executor = executor
+        self.n_jobs = n_jobs
 
     def _kind(self) -> str | None:
         try:

@@ -57,6 +57,9 @@ class Pipeline(NamedEstimators, Composite):
         predictions are mapped back with ``inverse_transform``.
     cache : FitCache, optional
         Share fits between clones (defaults to ``ww.set_config(cache=...)``).
+    executor, n_jobs : optional
+        Where the machines train: ``"sequential"`` (default), ``"threads"``,
+        ``"processes"`` or a ``ww.DaskExecutor``, with ``n_jobs`` workers.
 
     Examples
     --------
@@ -72,10 +75,12 @@ class Pipeline(NamedEstimators, Composite):
 
     _named = "steps"
 
-    def __init__(self, steps: list[tuple[str, Any]], *, target_transformer: Any = None, cache: Any = None) -> None:
+    def __init__(self, steps: list[tuple[str, Any]], *, target_transformer: Any = None, cache: Any = None, executor: Any = None, n_jobs: int | None = None) -> None:
         self.steps = steps
         self.target_transformer = target_transformer
         self.cache = cache
+        self.executor = executor
+        self.n_jobs = n_jobs
 
     def _live_steps(self) -> list[tuple[str, Any]]:
         steps = check_named(type(self).__name__, "steps", self.steps)
@@ -132,10 +137,12 @@ class TransformedTarget(Composite):
     array([1., 2., 3.])
     """
 
-    def __init__(self, regressor: Any, transformer: Any, *, cache: Any = None) -> None:
+    def __init__(self, regressor: Any, transformer: Any, *, cache: Any = None, executor: Any = None, n_jobs: int | None = None) -> None:
         self.regressor = regressor
         self.transformer = transformer
         self.cache = cache
+        self.executor = executor
+        self.n_jobs = n_jobs
 
     def _kind(self) -> str | None:
         return "regressor"

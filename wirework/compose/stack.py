@@ -54,6 +54,9 @@ class Stack(NamedEstimators, Composite):
         learners and levels share one set of folds.
     cache : FitCache, optional
         Share fits between clones (defaults to ``ww.set_config(cache=...)``).
+    executor, n_jobs : optional
+        Where the machines train: ``"sequential"`` (default), ``"threads"``,
+        ``"processes"`` or a ``ww.DaskExecutor``, with ``n_jobs`` workers.
 
     Notes
     -----
@@ -86,6 +89,8 @@ class Stack(NamedEstimators, Composite):
         levels: int = 1,
         random_state: Any = None,
         cache: Any = None,
+        executor: Any = None,
+        n_jobs: int | None = None,
     ) -> None:
         self.estimators = estimators
         self.final_estimator = final_estimator
@@ -94,6 +99,8 @@ class Stack(NamedEstimators, Composite):
         self.levels = levels
         self.random_state = random_state
         self.cache = cache
+        self.executor = executor
+        self.n_jobs = n_jobs
 
     def _kind(self) -> str | None:
         return _kind_of(self.final_estimator)

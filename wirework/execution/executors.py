@@ -83,6 +83,13 @@ class Executor:
     def __repr__(self) -> str:
         return f"{type(self).__name__}(workers={self.workers})"
 
+    # An executor is a handle on pools or a cluster: clones of an estimator share it.
+    def __copy__(self) -> Executor:
+        return self
+
+    def __deepcopy__(self, memo: dict) -> Executor:
+        return self
+
 
 class SequentialExecutor(Executor):
     """Fits one machine at a time in the calling thread (the default; easiest to debug)."""
@@ -211,6 +218,7 @@ class DaskExecutor(Executor):
         self.scatter_bytes = scatter_bytes
         self._scattered: dict[int, tuple[Any, Any]] = {}
         self._per_host: dict[str, int] | None = None
+        self.scatters = 0  # values scattered during the last pass
 
     def _client(self) -> Any:
         try:
@@ -230,6 +238,7 @@ class DaskExecutor(Executor):
     def open(self) -> None:
         self._scattered.clear()
         self._per_host = None
+        self.scatters = 0
 
     def close(self) -> None:
         self._scattered.clear()
@@ -242,6 +251,7 @@ class DaskExecutor(Executor):
         if found is None or found[0] is not value:
             found = (value, self._client().scatter(value, direct=False))
             self._scattered[id(value)] = found
+            self.scatters += 1
         return found[1]
 
     def submit(self, model: Any, values: list[Any], vector: bool) -> Any:

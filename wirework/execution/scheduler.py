@@ -141,6 +141,7 @@ def schedule(
         engine.close()
         bar.close()
     if failures:
+        failures.sort(key=lambda error: order.get(id(getattr(error, "machine", None)), -1))  # not by finish time
         if len(failures) == 1:
             raise failures[0]
         summary = "; ".join(str(f).split(". Model:")[0] for f in failures)

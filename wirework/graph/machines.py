@@ -221,7 +221,7 @@ class Machine:
 
     # -- training ----------------------------------------------------------
 
-    def fit(self, *, force: bool = False, cache: FitCache | None = None) -> Machine:
+    def fit(self, *, force: bool = False, cache: FitCache | None = None, **execution: Any) -> Machine:
         """Train this machine and every machine it needs, by the retraining rules.
 
         Parameters
@@ -232,10 +232,13 @@ class Machine:
         cache : FitCache, optional
             Reuse fits of equal models on equal data; defaults to the global
             ``cache`` setting (:func:`wirework.set_config`).
+        **execution
+            ``executor``, ``n_jobs``, ``on_error``, ``verbose``, ``progress``:
+            as for :meth:`Node.fit <wirework.graph.nodes.Node.fit>`.
         """
         from wirework.graph.training import fit_pass
 
-        fit_pass([self], forced=[self] if force else (), cache=cache)
+        fit_pass([self], forced=[self] if force else (), cache=cache, **execution)
         return self
 
     def report(self) -> dict[str, Any]:

@@ -153,7 +153,7 @@ class Node:
 
     # -- training ----------------------------------------------------------
 
-    def fit(self, *, force: bool = False, cache: FitCache | None = None) -> Node:
+    def fit(self, *, force: bool = False, cache: FitCache | None = None, **execution: Any) -> Node:
         """Train every machine this node needs, in dependency order.
 
         Each machine is visited once and follows its retraining rules (see
@@ -167,6 +167,11 @@ class Node:
         cache : FitCache, optional
             Reuse fits of equal models on equal data; defaults to the global
             ``cache`` setting (:func:`wirework.set_config`).
+        **execution
+            ``executor`` (``"sequential"``, ``"threads"``, ``"processes"`` or a
+            ``ww.DaskExecutor``), ``n_jobs``, ``on_error`` (``"raise"`` or
+            ``"continue"``), ``verbose``, ``progress`` (a callback): see
+            :func:`wirework.execution.schedule`.
 
         Returns
         -------
@@ -175,7 +180,7 @@ class Node:
         """
         from wirework.graph.training import fit_pass
 
-        fit_pass([self], force=force, cache=cache)
+        fit_pass([self], force=force, cache=cache, **execution)
         return self
 
     # -- lazy guards -------------------------------------------------------

@@ -1,0 +1,42 @@
+"""Models for execution tests: importable by worker processes (they live on sys.path)."""
+
+from __future__ import annotations
+
+import time
+from typing import Any
+
+import numpy as np
+from sklearn.base import BaseEstimator, RegressorMixin
+from threadpoolctl import threadpool_info
+
+
+class ThreadProbe(RegressorMixin, BaseEstimator):
+    """Records, while fitting, the BLAS / OpenMP threads threadpoolctl reports."""
+
+    def __init__(self, sleep: float = 0.0) -> None:
+        self.sleep = sleep
+
+    def fit(self, X: Any, y: Any) -> ThreadProbe:
+        time.sleep(self.sleep)
+        self.threads_ = {info["user_api"]: info["num_threads"] for info in threadpool_info()}
+        self.mean_ = float(np.mean(y))
+        return self
+
+    def predict(self, X: Any) -> Any:
+        return np.full(len(X), self.mean_)
+
+
+class Fragile(RegressorMixin, BaseEstimator):
+    """Fails to fit while ``fail`` is true (a hyperparameter to fix)."""
+
+    def __init__(self, fail: bool = False) -> None:
+        self.fail = fail
+
+    def fit(self, X: Any, y: Any) -> Fragile:
+        if self.fail:
+            raise ValueError("Fragile was told to fail")
+        self.mean_ = float(np.mean(y))
+        return self
+
+    def predict(self, X: Any) -> Any:
+        return np.full(len(X), self.mean_)

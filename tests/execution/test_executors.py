@@ -1,0 +1,133 @@
+"""Every executor passes the same conformance tests: same predictions, retraining, errors."""
+
+import numpy as np
+import pytest
+from _probes import Fragile, ThreadProbe
+from sklearn.datasets import make_regression
+from sklearn.ensemble import RandomForestRegressor
+from sklearn.linear_model import Ridge
+from sklearn.model_selection import KFold
+from sklearn.tree import DecisionTreeRegressor
+
+import wirework as ww
+
+X_DATA, Y_DATA = make_regression(n_samples=300, n_features=8, noise=5.0, random_state=0)
+
+
+def stack(**options):
+    learners = [
+        ("ridge", Ridge()),
+        ("forest", RandomForestRegressor(n_estimators=10, random_state=0)),
+        ("tree", DecisionTreeRegressor(max_depth=5, random_state=0)),
+    ]
+    return ww.Stack(learners, Ridge(), cv=KFold(5), **options)
+
+
+def actions(model):
+    return {name: report["action"] for name, report in model.report_()["machines"].items()}
+
+
+@pytest.fixture(params=["sequential", "threads", "processes", "dask"])
+def executor(request):
+    if request.param == "dask":
+        return ww.DaskExecutor(request.getfixturevalue("dask_client"))
+    if request.param == "processes":
+        return ww.ProcessExecutor(2)
+    if request.param == "threads":
+        return ww.ThreadExecutor(2)
+    return "sequential"
+
+
+class TestExecutorConformance:
+    """What every executor must do exactly as the sequential one does."""
+
+    def test_same_predictions_as_sequential(self, executor):
+        reference = stack().fit(X_DATA, Y_DATA).predict(X_DATA)
+        model = stack(executor=executor).fit(X_DATA, Y_DATA)
+        assert np.array_equal(model.predict(X_DATA), reference)  # bit-identical
+        assert len(model.machines_) == 3 * 6 + 2 - 1  # 3 learners x (5 folds + all rows) + final
+
+    def test_same_retraining(self, executor):
+        model = stack(executor=executor).fit(X_DATA, Y_DATA)
+        model.set_params(forest__max_depth=3).fit(X_DATA, Y_DATA)
+        retrained = sorted(name for name, action in actions(model).items() if action != "skipped")
+        assert retrained == ["final", "forest", *[f"forest_fold{i}" for i in range(1, 6)]]
+        model.set_params(final_estimator__alpha=4.0).fit(X_DATA, Y_DATA)
+        assert [name for name, action in actions(model).items() if action != "skipped"] == ["final"]
+
+    def test_same_errors_and_resume(self, executor):
+        X = ww.source(X_DATA, name="X")
+        y = ww.source(Y_DATA, name="y")
+        good = ww.machine(Ridge(), X, y, name="good")
+        bad = ww.machine(Fragile(fail=True), X, y, name="bad")
+        judge = ww.machine(Ridge(), ww.hcat(good.predict(X), bad.predict(X)), y, name="judge")
+        yhat = judge.predict(ww.hcat(good.predict(X), bad.predict(X)))
+        with pytest.raises(ww.MachineFitError, match=r"Machine 'bad' \(Fragile\) failed to train.*Fragile was told to fail") as info:
+            yhat.fit(executor=executor)
+        assert isinstance(info.value, ValueError) and info.value.machine is bad
+        assert good.state == 1 and bad.state == 0 and judge.state == 0
+        bad.model.fail = False
+        yhat.fit(executor=executor)
+        assert (good.state, bad.state, judge.state) == (1, 1, 1)
+        assert good.report()["action"] == "skipped"
+
+    def test_continue_trains_what_failures_do_not_block(self, executor):
+        X = ww.source(X_DATA, name="X")
+        y = ww.source(Y_DATA, name="y")
+        first = ww.machine(Fragile(fail=True), X, y, name="first")
+        second = ww.machine(Fragile(fail=True), X, y, name="second")
+        fine = ww.machine(Ridge(), X, y, name="fine")
+        after = ww.machine(Ridge(), ww.hcat(first.predict(X)), y, name="after")
+        root = ww.hcat(after.predict(ww.hcat(first.predict(X))), second.predict(X), fine.predict(X))
+        with pytest.raises(ww.MachineFitError, match=r"2 machines failed to train: Machine 'first'.*Machine 'second'") as info:
+            root.fit(executor=executor, on_error="continue")
+        assert isinstance(info.value, ValueError)
+        assert fine.state == 1 and after.state == 0
+        assert after.report()["action"] == "blocked"
+
+
+@pytest.mark.parametrize("kind", ["threads", "processes", "dask"])
+def test_parallel_fits_limit_inner_threads(kind, request):
+    """Workers x inner threads <= cores: with as many workers as cores, each fit gets 1 thread."""
+    cores = ww.execution.executors.cores()
+    if kind == "dask":
+        client = request.getfixturevalue("dask_client")
+        executor = ww.DaskExecutor(client)
+        expected = max(1, cores // sum(client.nthreads().values()))
+    else:
+        executor = ww.ThreadExecutor(cores) if kind == "threads" else ww.ProcessExecutor(cores)
+        expected = 1
+    X, y = ww.source(X_DATA, name="X"), ww.source(Y_DATA, name="y")
+    machines = [ww.machine(ThreadProbe(), X, y, name=f"probe{i}") for i in range(2)]
+    ww.mean(*[m.predict(X) for m in machines]).fit(executor=executor)
+    for mach in machines:
+        assert mach.fitted_model.threads_, "threadpoolctl found no thread pool in the worker"
+        assert set(mach.fitted_model.threads_.values()) == {expected}
+
+
+def test_sequential_fit_keeps_all_threads():
+    X, y = ww.source(X_DATA, name="X"), ww.source(Y_DATA, name="y")
+    mach = ww.machine(ThreadProbe(), X, y)
+    mach.fit()
+    assert max(mach.fitted_model.threads_.values()) >= 1
+
+
+def test_progress_callback_sees_every_machine():
+    events = []
+    X, y = ww.source(X_DATA, name="X"), ww.source(Y_DATA, name="y")
+    yhat = ww.mean(*[ww.machine(Ridge(alpha=a), X, y, name=f"r{a}").predict(X) for a in (1, 2, 3)])
+    yhat.fit(progress=events.append, executor="threads", n_jobs=2)
+    assert [e["done"] for e in events] == [1, 2, 3] and {e["total"] for e in events} == {3}
+    assert sorted(e["machine"] for e in events) == ["r1", "r2", "r3"]
+    assert {e["action"] for e in events} == {"trained"}
+
+
+def test_bad_execution_options():
+    X, y = ww.source(X_DATA, name="X"), ww.source(Y_DATA, name="y")
+    node = ww.machine(Ridge(), X, y).predict(X)
+    with pytest.raises(ww.ArgumentError, match=r"Expected executor to be one of \['processes', 'sequential', 'threads'\]"):
+        node.fit(executor="gpu")
+    with pytest.raises(ww.ArgumentError, match="Expected n_jobs to be a positive int, -1"):
+        node.fit(executor="threads", n_jobs=0)
+    with pytest.raises(ww.ArgumentError, match="Expected on_error to be 'raise' or 'continue'"):
+        node.fit(on_error="ignore")
