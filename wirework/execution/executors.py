@@ -80,6 +80,21 @@ class Executor:
         done, _ = cf.wait(list(futures), return_when=cf.FIRST_COMPLETED)
         return list(done)
 
+    def wait_all(self, futures: list[Any]) -> list[Any]:
+        """Block until every one of ``futures`` is done; return them."""
+        cf.wait(futures)
+        return list(futures)
+
+    def outcomes(self, futures: list[Any]) -> list[tuple[Any, BaseException | None]]:
+        """``(result, None)`` or ``(None, error)`` for each done future."""
+        results = []
+        for future in futures:
+            try:
+                results.append((future.result(), None))
+            except Exception as error:
+                results.append((None, error))
+        return results
+
     def __repr__(self) -> str:
         return f"{type(self).__name__}(workers={self.workers})"
 
@@ -219,6 +234,7 @@ class DaskExecutor(Executor):
         self._scattered: dict[int, tuple[Any, Any]] = {}
         self._per_host: dict[str, int] | None = None
         self.scatters = 0  # values scattered during the last pass
+        self._completed: Any = None
 
     def _client(self) -> Any:
         try:
@@ -239,9 +255,11 @@ class DaskExecutor(Executor):
         self._scattered.clear()
         self._per_host = None
         self.scatters = 0
+        self._completed = None
 
     def close(self) -> None:
         self._scattered.clear()
+        self._completed = None
 
     def _ship(self, value: Any) -> Any:
         size = getattr(value, "nbytes", None)
@@ -262,13 +280,33 @@ class DaskExecutor(Executor):
                 host = _host(address)
                 self._per_host[host] = self._per_host.get(host, 0) + int(info.get("nthreads", 1))
         shipped = [self._ship(v) for v in values]
-        return client.submit(fit_on_worker, model, shipped, vector, self._per_host, pure=False, retries=self.retries)
+        future = client.submit(fit_on_worker, model, shipped, vector, self._per_host, pure=False, retries=self.retries)
+        if self._completed is None:
+            import distributed
+
+            self._completed = distributed.as_completed([future])
+        else:
+            self._completed.add(future)
+        return future
 
     def wait_any(self, futures: Iterable[Any]) -> list[Any]:
+        assert self._completed is not None, "submit() before wait_any()"
+        wanted = {id(f) for f in futures}
+        while True:  # futures already awaited by wait_all() come out of the queue too: skip them
+            done = [f for f in self._completed.next_batch(block=True) if id(f) in wanted]
+            if done:
+                return done
+
+    def wait_all(self, futures: list[Any]) -> list[Any]:
         import distributed
 
-        done, _ = distributed.wait(list(futures), return_when="FIRST_COMPLETED")
-        return list(done)
+        distributed.wait(futures)
+        return list(futures)
+
+    def outcomes(self, futures: list[Any]) -> list[tuple[Any, BaseException | None]]:
+        finished = [f for f in futures if f.status == "finished"]
+        gathered = dict(zip(map(id, finished), self._client().gather(finished))) if finished else {}  # one round trip
+        return [(gathered[id(f)], None) if id(f) in gathered else (None, f.exception()) for f in futures]
 
 
 def _workers(n_jobs: int | None) -> int:

@@ -79,6 +79,7 @@ def schedule(
     blocked: set[int] = set()
     failures: list[WireworkError] = []
     running: dict[Any, Any] = {}
+    deferred: list[Any] = []
     bar = Progress(len(machines), verbose=verbose, callback=progress)
     engine = resolve_executor(executor, n_jobs)
 
@@ -99,14 +100,13 @@ def schedule(
                     stack.append(dependant)
         visited(machine)
 
-    def collect(futures: Iterable[Any]) -> None:
-        for future in futures:
+    def collect(futures: list[Any]) -> None:
+        for future, (result, error) in zip(futures, engine.outcomes(futures)):
             job, _ = running.pop(future)
-            try:
-                fitted, seconds = future.result()
-            except Exception as error:  # the model's own error, from wherever it ran
+            if error is not None:  # the model's own error, from wherever it ran
                 failed(job.machine, job.machine._failure(job, error))
                 continue
+            fitted, seconds = result
             job.machine._finish(job, fitted, seconds, run.cache)
             visited(job.machine)
 
@@ -136,7 +136,19 @@ def schedule(
                 if getattr(future, "done", lambda: False)() and engine.name == "sequential":
                     collect([future])  # known at once: a failure stops the batch right here
             if running:
-                collect(engine.wait_any(list(running)))
+                waiting_on = [f for f in running if f not in deferred]
+                if all(not dependants[id(running[f][0].machine)] for f in waiting_on):
+                    done = engine.wait_all(waiting_on)  # nothing waits on any of them: one wait for all
+                else:
+                    done = engine.wait_any(waiting_on) if waiting_on else []
+                # Results nothing waits for are fetched together later: one round trip for many (Dask).
+                urgent = [f for f in done if dependants[id(running[f][0].machine)]]
+                deferred.extend(f for f in done if not dependants[id(running[f][0].machine)])
+                if urgent:
+                    collect(urgent)
+                if deferred and len(deferred) == len(running):
+                    batch_done, deferred[:] = list(deferred), []
+                    collect(batch_done)
     finally:
         engine.close()
         bar.close()
