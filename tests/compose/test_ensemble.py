@@ -79,3 +79,13 @@ def test_bad_ensembles():
         ww.Bagging(Ridge(), n_estimators=0).fit(X_DATA, Y_DATA)
     with pytest.raises(ww.DataError, match="max_samples gives 0 rows per member"):
         ww.Bagging(Ridge(), n_estimators=2, max_samples=0).fit(X_DATA, Y_DATA)
+
+
+def test_replacing_one_of_two_names_sharing_a_model_rebuilds_correctly():
+    shared = Ridge(alpha=1.0)
+    avg = ww.Average([("a", shared), ("b", shared)]).fit(X_DATA, Y_DATA)
+    avg.set_params(b=Lasso(alpha=0.5)).fit(X_DATA, Y_DATA)
+    fitted = avg.fitted_params_()
+    assert isinstance(fitted["a"], Ridge) and isinstance(fitted["b"], Lasso)
+    expected = (Ridge().fit(X_DATA, Y_DATA).predict(X_DATA) + Lasso(alpha=0.5).fit(X_DATA, Y_DATA).predict(X_DATA)) / 2
+    assert np.allclose(avg.predict(X_DATA), expected)

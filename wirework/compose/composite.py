@@ -221,7 +221,11 @@ class Composite(BaseEstimator):
         if built is not None and built.structure == structure:
             replaced = [(old, new) for old, new in zip(built.objects, objects) if old is not new]
             models = {id(m.model) for m in built.machines}
-            if all(id(old) in models for old, _ in replaced):
+            # An object shared by several parameters may be re-pointed only if all of them now hold one new object.
+            consistent = all(
+                new is objects[k] for old, new in replaced for k, was in enumerate(built.objects) if was is old
+            )
+            if consistent and all(id(old) in models for old, _ in replaced):
                 for old, new in replaced:  # a component was replaced: point its machines at the new one
                     for mach in built.machines:
                         if mach.model is old:
