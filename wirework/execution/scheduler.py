@@ -17,7 +17,6 @@ failure still trains and all failures are raised together at the end.
 
 from __future__ import annotations
 
-import time
 from collections.abc import Callable, Iterable, Sequence
 from typing import Any
 
@@ -102,7 +101,7 @@ def schedule(
 
     def collect(futures: list[Any]) -> None:
         for future, (result, error) in zip(futures, engine.outcomes(futures)):
-            job, _ = running.pop(future)
+            job = running.pop(future)
             if error is not None:  # the model's own error, from wherever it ran
                 failed(job.machine, job.machine._failure(job, error))
                 continue
@@ -118,8 +117,8 @@ def schedule(
             for machine in batch:
                 stop = bool(failures) and on_error == "raise"
                 if stop or id(machine) in blocked:
-                    if not stop:
-                        machine._report = {"action": "blocked", "reason": "a machine it needs failed", "state": machine.state}
+                    why = "an earlier failure stopped the pass" if stop else "a machine it needs failed"
+                    machine._report = {"action": "blocked", "reason": why, "state": machine.state}
                     visited(machine)
                     continue
                 try:
@@ -131,19 +130,19 @@ def schedule(
                     visited(machine)
                     continue
                 future = engine.submit(job.model, job.values, job.vector)
-                running[future] = (job, time.perf_counter())
+                running[future] = job
                 bar.start(machine)
                 if getattr(future, "done", lambda: False)() and engine.name == "sequential":
                     collect([future])  # known at once: a failure stops the batch right here
             if running:
                 waiting_on = [f for f in running if f not in deferred]
-                if all(not dependants[id(running[f][0].machine)] for f in waiting_on):
+                if all(not dependants[id(running[f].machine)] for f in waiting_on):
                     done = engine.wait_all(waiting_on)  # nothing waits on any of them: one wait for all
                 else:
                     done = engine.wait_any(waiting_on) if waiting_on else []
                 # Results nothing waits for are fetched together later: one round trip for many (Dask).
-                urgent = [f for f in done if dependants[id(running[f][0].machine)]]
-                deferred.extend(f for f in done if not dependants[id(running[f][0].machine)])
+                urgent = [f for f in done if dependants[id(running[f].machine)]]
+                deferred.extend(f for f in done if not dependants[id(running[f].machine)])
                 if urgent:
                     collect(urgent)
                 if deferred and len(deferred) == len(running):
