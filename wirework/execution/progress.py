@@ -57,14 +57,14 @@ class Progress:
             self._bar.set_postfix_str(event["machine"])
             self._bar.update(1)
         else:
-            sys.stderr.write(f"\\r[wirework] {self.done}/{self.total} machines — {event['machine']} {event['action']}   ")
+            sys.stderr.write(f"\r[wirework] {self.done}/{self.total} machines — {event['machine']} {event['action']}   ")
             sys.stderr.flush()
 
     def close(self) -> None:
         if self._bar:
             self._bar.close()
         elif self._bar is False:
-            sys.stderr.write("\\n")
+            sys.stderr.write("\n")
 
 
 def _label(machine: Any) -> str:
