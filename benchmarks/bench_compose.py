@@ -4,9 +4,11 @@ Three benchmarks, each a ratio measured side by side in one run against the
 named scikit-learn peer (the machines are 2 shared, noisy cores, so absolute
 times matter little). Candidates run in interleaved rounds whose order
 alternates (forward on even rounds, reversed on odd ones), and each figure
-is the median over rounds; ratios are medians of per-round ratios. Every
-timed part runs under ``threadpoolctl.threadpool_limits(1)`` and every
-estimator that takes ``n_jobs`` gets ``n_jobs=1``. Before timing, each
+is the median over rounds; ratios are medians of per-round ratios. The
+whole run is inside one ``threadpoolctl.threadpool_limits(1)`` block
+(entered once: entering it before each timed call slows the first BLAS call
+after it, which would inflate small baselines), and every estimator that
+takes ``n_jobs`` (wirework's composites included) gets ``n_jobs=1``. Before timing, each
 benchmark asserts that wirework gives scikit-learn's answer, so no row can
 show a win for a wrong result.
 
@@ -62,11 +64,13 @@ import multiprocessing
 import platform
 import resource
 import statistics
+import subprocess
 import sys
 import tempfile
 import time
 import tracemalloc
 from collections.abc import Callable
+from pathlib import Path
 
 import joblib
 import numpy as np
@@ -91,11 +95,10 @@ def order_of(names: list[str], k: int) -> list[str]:
 
 
 def timed(fn: Callable[[], object]) -> float:
-    """Seconds taken by ``fn()``, with one thread for every native thread pool."""
-    with threadpool_limits(1):
-        start = time.perf_counter()
-        fn()
-        return time.perf_counter() - start
+    """Seconds taken by ``fn()`` (``main`` holds ``threadpool_limits(1)`` around the whole run)."""
+    start = time.perf_counter()
+    fn()
+    return time.perf_counter() - start
 
 
 def median_ratio(times: list[float], base: list[float]) -> float:
@@ -103,7 +106,25 @@ def median_ratio(times: list[float], base: list[float]) -> float:
 
 
 def versions() -> str:
-    return f"Python {platform.python_version()}, scikit-learn {sklearn.__version__}, numpy {np.__version__}"
+    return (
+        f"Python {platform.python_version()}, scikit-learn {sklearn.__version__}, numpy {np.__version__}, "
+        f"wirework {ww.__version__} at {revision()}"
+    )
+
+
+def revision() -> str:
+    """The git commit of the wirework checkout being measured (``+ local changes`` when dirty)."""
+    root = Path(ww.__file__).resolve().parent.parent
+    try:
+        commit = subprocess.run(
+            ["git", "-C", str(root), "rev-parse", "--short", "HEAD"], capture_output=True, text=True, check=True
+        ).stdout.strip()
+        dirty = subprocess.run(
+            ["git", "-C", str(root), "status", "--porcelain", "--", "wirework"], capture_output=True, text=True, check=True
+        ).stdout.strip()
+    except (OSError, subprocess.CalledProcessError):
+        return "an unknown commit"
+    return f"{commit} + local changes" if dirty else commit
 
 
 # ------------------------------------------------------------- 1. retune
@@ -128,7 +149,7 @@ def sklearn_stack() -> StackingRegressor:
 
 
 def wirework_stack(cache: ww.FitCache) -> ww.Stack:
-    return ww.Stack(base_learners(), Ridge(), cv=KFold(5), cache=cache)
+    return ww.Stack(base_learners(), Ridge(), cv=KFold(5), cache=cache, n_jobs=1)
 
 
 def search(estimator: object, refit: bool) -> GridSearchCV:
@@ -137,9 +158,8 @@ def search(estimator: object, refit: bool) -> GridSearchCV:
 
 def check_stacks(X: np.ndarray, y: np.ndarray) -> float:
     """Fit both stacks once on all rows; their predictions must agree. Returns the max abs difference."""
-    with threadpool_limits(1):
-        expected = sklearn_stack().fit(X, y).predict(X)
-        got = wirework_stack(ww.FitCache()).fit(X, y).predict(X)
+    expected = sklearn_stack().fit(X, y).predict(X)
+    got = wirework_stack(ww.FitCache()).fit(X, y).predict(X)
     np.testing.assert_allclose(got, expected, rtol=1e-10, atol=1e-8)
     return float(np.max(np.abs(got - expected)))
 
@@ -150,6 +170,22 @@ def score_gap(a: GridSearchCV, b: GridSearchCV) -> float:
     return gap
 
 
+def peak_rss() -> int:
+    """This process's peak resident set size in bytes (Linux ``VmHWM``; ``ru_maxrss`` elsewhere).
+
+    ``VmHWM`` belongs to the address space, so a spawned child starts afresh;
+    ``ru_maxrss`` survives ``execve`` and would carry the parent's peak over.
+    """
+    try:
+        with open("/proc/self/status") as status:
+            for line in status:
+                if line.startswith("VmHWM:"):
+                    return int(line.split()[1]) * 1024  # kB
+    except OSError:
+        pass
+    return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * (1 if sys.platform == "darwin" else 1024)
+
+
 def _search_memory(who: str, refit: bool, trace: bool) -> int:
     """In a fresh process: bytes one search adds to the peak (tracemalloc peak, or peak RSS growth)."""
     X, y = regression_data()
@@ -158,14 +194,14 @@ def _search_memory(who: str, refit: bool, trace: bool) -> int:
     gc.collect()
     if trace:
         tracemalloc.start()
-    before = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+    before = peak_rss()
     with threadpool_limits(1):
         grid.fit(X, y)
     if trace:
         peak = tracemalloc.get_traced_memory()[1]
         tracemalloc.stop()
         return peak
-    return (resource.getrusage(resource.RUSAGE_SELF).ru_maxrss - before) * 1024  # Linux: KiB
+    return peak_rss() - before
 
 
 def search_memory(who: str, refit: bool, trace: bool) -> int:
@@ -175,6 +211,24 @@ def search_memory(who: str, refit: bool, trace: bool) -> int:
 
 
 def bench_retune(rounds: int, peer_peak: bool) -> None:
+    rows = retune_rows(rounds, peer_peak)
+    print(f"\n### retune ({rounds} rounds; {versions()})\n")
+    print(
+        "| GridSearchCV | scikit-learn s | wirework s | speed-up (sklearn / wirework) | max abs Δ mean_test_score "
+        "| cache hits / misses / entries | cache MB (pickled) | wirework tracemalloc peak MB "
+        "| peak RSS growth MB: wirework / scikit-learn |"
+    )
+    print("| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |")
+    for refit, sk_s, ww_s, speedup, gap, stats, (traced, rss, peer) in rows:
+        peer_text = f"{peer / 1e6:.0f}" if peer is not None else "not measured"
+        print(
+            f"| refit={refit} | {sk_s:.1f} | {ww_s:.1f} | **{speedup:.2f}x** | {gap:.1e} "
+            f"| {stats['hits']} / {stats['misses']} / {stats['entries']} | {stats['bytes'] / 1e6:.0f} "
+            f"| {traced / 1e6:.0f} | {rss / 1e6:.0f} / {peer_text} |"
+        )
+
+
+def retune_rows(rounds: int, peer_peak: bool) -> list[tuple]:
     X, y = regression_data()
     gap = check_stacks(X, y)
     print(f"check: ww.Stack and StackingRegressor predictions agree (max abs diff {gap:.2g})", file=sys.stderr)
@@ -207,21 +261,7 @@ def bench_retune(rounds: int, peer_peak: bool) -> None:
         )
         sk_t, ww_t = times[names[0]], times[names[1]]
         rows.append((refit, statistics.median(sk_t), statistics.median(ww_t), median_ratio(sk_t, ww_t), max(gaps), stats, memory))
-
-    print(f"\n### retune ({rounds} rounds; {versions()})\n")
-    print(
-        "| GridSearchCV | scikit-learn s | wirework s | speed-up (sklearn / wirework) | max abs Δ mean_test_score "
-        "| cache hits / misses / entries | cache MB (pickled) | wirework tracemalloc peak MB "
-        "| peak RSS growth MB: wirework / scikit-learn |"
-    )
-    print("| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |")
-    for refit, sk_s, ww_s, speedup, gap, stats, (traced, rss, peer) in rows:
-        peer_text = f"{peer / 1e6:.0f}" if peer is not None else "not measured"
-        print(
-            f"| refit={refit} | {sk_s:.1f} | {ww_s:.1f} | **{speedup:.2f}x** | {gap:.1e} "
-            f"| {stats['hits']} / {stats['misses']} / {stats['entries']} | {stats['bytes'] / 1e6:.0f} "
-            f"| {traced / 1e6:.0f} | {rss / 1e6:.0f} / {peer_text} |"
-        )
+    return rows
 
 
 # -------------------------------------------------------------- 2. refit
@@ -238,7 +278,7 @@ def bench_refit(rounds: int) -> None:
     with tempfile.TemporaryDirectory(prefix="bench_compose_") as location:
         memory = joblib.Memory(location, verbose=0)
         pipes = {
-            "wirework Pipeline": ww.Pipeline(refit_steps(ALPHAS[0])),
+            "wirework Pipeline": ww.Pipeline(refit_steps(ALPHAS[0]), n_jobs=1),
             "scikit-learn Pipeline(memory=...)": Pipeline(refit_steps(ALPHAS[0]), memory=memory),
             "scikit-learn Pipeline (no memory)": Pipeline(refit_steps(ALPHAS[0])),
         }
@@ -246,13 +286,12 @@ def bench_refit(rounds: int) -> None:
         Z = reference[:-1].transform(X)
 
         # check: after the change, every candidate predicts as the leaf refitted on Z
-        with threadpool_limits(1):
-            for pipe in pipes.values():
-                pipe.set_params(ridge__alpha=ALPHAS[0]).fit(X, y)
-                pipe.set_params(ridge__alpha=ALPHAS[1]).fit(X, y)
-            leaf = Ridge(alpha=ALPHAS[1]).fit(Z, y)
-            for name, pipe in pipes.items():
-                np.testing.assert_allclose(pipe.predict(X), leaf.predict(Z), rtol=1e-10, atol=1e-8, err_msg=name)
+        for pipe in pipes.values():
+            pipe.set_params(ridge__alpha=ALPHAS[0]).fit(X, y)
+            pipe.set_params(ridge__alpha=ALPHAS[1]).fit(X, y)
+        leaf = Ridge(alpha=ALPHAS[1]).fit(Z, y)
+        for name, pipe in pipes.items():
+            np.testing.assert_allclose(pipe.predict(X), leaf.predict(Z), rtol=1e-10, atol=1e-8, err_msg=name)
         actions = {k: v["action"] for k, v in pipes["wirework Pipeline"].report_()["machines"].items()}
         assert actions == {"scaler": "skipped", "pca": "skipped", "ridge": "updated"}, actions
 
@@ -262,8 +301,7 @@ def bench_refit(rounds: int) -> None:
 
         def pipeline_refit(pipe: object) -> Callable[[float, float], float]:
             def run(before: float, after: float) -> float:
-                with threadpool_limits(1):
-                    pipe.set_params(ridge__alpha=before).fit(X, y)
+                pipe.set_params(ridge__alpha=before).fit(X, y)
                 pipe.set_params(ridge__alpha=after)
                 return timed(lambda: pipe.fit(X, y))
 
@@ -297,9 +335,8 @@ def predict_candidates() -> dict[str, Callable[[], object]]:
     def steps() -> list[tuple[str, object]]:
         return [("scaler", StandardScaler()), ("pca", PCA(n_components=5)), ("ridge", Ridge())]
 
-    with threadpool_limits(1):
-        pipe = ww.Pipeline(steps()).fit(X_data, y_data)
-        reference = Pipeline(steps()).fit(X_data, y_data)
+    pipe = ww.Pipeline(steps(), n_jobs=1).fit(X_data, y_data)
+    reference = Pipeline(steps()).fit(X_data, y_data)
     fitted = pipe.fitted_params_()
     s, p, r = fitted["scaler"], fitted["pca"], fitted["ridge"]
     row = X_data[:1].copy()
@@ -322,17 +359,16 @@ def bench_predict(rounds: int, calls: int) -> None:
     candidates = predict_candidates()
     names = list(candidates)
     times: dict[str, list[float]] = {name: [] for name in names}
-    with threadpool_limits(1):
-        for fn in candidates.values():  # warm up
+    for fn in candidates.values():  # warm up
+        for _ in range(calls):
+            fn()
+    for k in range(rounds):
+        for name in order_of(names, k):
+            fn = candidates[name]
+            start = time.perf_counter()
             for _ in range(calls):
                 fn()
-        for k in range(rounds):
-            for name in order_of(names, k):
-                fn = candidates[name]
-                start = time.perf_counter()
-                for _ in range(calls):
-                    fn()
-                times[name].append((time.perf_counter() - start) / calls)
+            times[name].append((time.perf_counter() - start) / calls)
     base = times["by hand"]
     print(f"\n### predict ({rounds} rounds of {calls} calls; {versions()})\n")
     print("| candidate | median µs per 1-row predict | ratio to by hand (median of per-round ratios) |")
@@ -352,13 +388,16 @@ def main() -> None:
     parser.add_argument("--peer-peak", action="store_true", help="retune: also measure the peak RSS of one scikit-learn search")
     args = parser.parse_args()
     chosen = ["refit", "predict", "retune"] if args.benchmark == "all" else [args.benchmark]
-    for name in chosen:
-        if name == "retune":
-            bench_retune(args.rounds or 2, args.peer_peak)
-        elif name == "refit":
-            bench_refit(args.rounds or 200)
-        else:
-            bench_predict(args.rounds or 200, args.calls)
+    # One limit for the whole run: entering threadpool_limits before each timed call would make the
+    # first BLAS call after it slower (~0.3 ms on the project's machines), inflating small baselines.
+    with threadpool_limits(1):
+        for name in chosen:
+            if name == "retune":
+                bench_retune(args.rounds or 2, args.peer_peak)
+            elif name == "refit":
+                bench_refit(args.rounds or 200)
+            else:
+                bench_predict(args.rounds or 200, args.calls)
 
 
 if __name__ == "__main__":

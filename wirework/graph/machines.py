@@ -42,7 +42,7 @@ class _Snapshot:
     """What a machine saw at its last training, to compare with now."""
 
     model_type: type
-    model_token: str
+    params_key: Any
     upstream_states: tuple[int, ...]
     source_versions: tuple[int, ...]
 
@@ -274,7 +274,7 @@ class Machine:
             return "trained", (
                 f"condition 5: model type changed ({snap.model_type.__name__} -> {type(self.model).__name__})"
             )
-        if model_token(self.model) != snap.model_token:
+        if params_key(self.model) != snap.params_key:
             return "updated", "condition 6: hyperparameters changed"
         return None
 
@@ -307,16 +307,16 @@ class Machine:
                 f"The training arguments of {self._title()} have different numbers of rows: {got}. "
                 "Make them row-aligned (restrict every argument with the same folds)."
             )
-        token = model_token(self.model)
+        key = params_key(self.model)
         warm = (
             action == "updated"
             and type(self._fitted) is type(self.model)
             and _get_params(self.model).get("warm_start") is True
         )
         vector = len(values) == 1 and getattr(values[0], "ndim", 2) == 1 and _wants_column(self.model)
-        job = Job(self, values, vector, action, reason + (" (warm start)" if warm else ""), token, rows[0])
+        job = Job(self, values, vector, action, reason + (" (warm start)" if warm else ""), key, rows[0])
         if run.cache is not None and not warm:
-            job.key = run.cache.key(token, values)
+            job.key = run.cache.key(model_token(self.model), values)
             found = run.cache.get(job.key)
             if found is not None:
                 job.reason += " (fit found in the cache)"
@@ -339,7 +339,7 @@ class Machine:
         self._state += 1
         self._snapshot = _Snapshot(
             model_type=type(self.model),
-            model_token=job.token,
+            params_key=job.params_key,
             upstream_states=tuple(m._state for m in machines),
             source_versions=tuple(s.version for s in sources),
         )
@@ -373,15 +373,15 @@ class Job:
     process, a Dask worker); the machine then records the result.
     """
 
-    __slots__ = ("machine", "values", "vector", "action", "reason", "token", "n_rows", "key", "model")
+    __slots__ = ("machine", "values", "vector", "action", "reason", "params_key", "n_rows", "key", "model")
 
-    def __init__(self, machine: Machine, values: list[Any], vector: bool, action: str, reason: str, token: str, n_rows: int) -> None:
+    def __init__(self, machine: Machine, values: list[Any], vector: bool, action: str, reason: str, params_key: Any, n_rows: int) -> None:
         self.machine = machine
         self.values = values
         self.vector = vector
         self.action = action
         self.reason = reason
-        self.token = token
+        self.params_key = params_key
         self.n_rows = n_rows
         self.key: str | None = None
         self.model: Any = None
@@ -403,6 +403,33 @@ def _node_labels(machine: Machine) -> list[str]:
     from wirework.graph.inspect import formula
 
     return [formula(a) for a in machine.args]
+
+
+_PRIMITIVES = (type(None), bool, int, str)
+
+
+def params_key(model: Any) -> Any:
+    """What condition 6 compares: the model's hyperparameters, deeply.
+
+    Models whose parameters are all plain values (``None``, bools, ints,
+    strings, floats; NaN equal to NaN) are compared by a tuple of those
+    values, which costs microseconds; any other model (nested estimators,
+    arrays, random states…) by its content token (:func:`model_token`).
+    """
+    try:
+        params = shallow_params(model)
+    except Exception:
+        return model_token(model)
+    items = []
+    for name, value in params.items():
+        kind = type(value)
+        if kind is float:
+            items.append((name, "nan" if value != value else value))
+        elif kind in _PRIMITIVES:
+            items.append((name, kind, value))
+        else:
+            return model_token(model)
+    return (type(model), tuple(items))
 
 
 def _wants_column(model: Any) -> bool:
