@@ -60,6 +60,22 @@ _PARAM_NAMES: dict[type, tuple[str, ...]] = {}
 _EXECUTION_PARAMS = frozenset({"cache", "executor", "n_jobs", "verbose"})
 
 
+def _quick_key(value: Any) -> Any:
+    """A cheap stand-in for the skeleton's token, or ``None`` when only hashing can tell."""
+    kind = type(value)
+    if value is None or kind in (bool, int, float, str):
+        return (kind, value)
+    if is_estimator(value):
+        return ("estimator", id(value))
+    if kind in (list, tuple):
+        items = tuple(_quick_key(v) for v in value)
+        return None if any(i is None for i in items) else (kind, items)
+    if kind is dict:
+        items = tuple((k, _quick_key(v)) for k, v in value.items())
+        return None if any(i is None for _, i in items) else ("dict", items)
+    return None
+
+
 @dataclass
 class _Built:
     """A network built for this composite, with what it was built from."""
@@ -179,9 +195,21 @@ class Composite(BaseEstimator):
         return cache
 
     def _structure(self, objects: list[Any], supervised: bool) -> str:
-        """Token of the parameters that shape the network (not where or how it trains)."""
+        """Token of the parameters that shape the network (not where or how it trains).
+
+        When every parameter is a plain value, an estimator, or a list or
+        tuple of those, and all are as at the last call (estimators by
+        identity), the last token is reused without hashing.
+        """
         params = {k: v for k, v in self.get_params(deep=False).items() if k not in _EXECUTION_PARAMS}
-        return tokenize(_skeleton(params, objects), supervised)
+        quick = _quick_key((params, supervised))
+        last = self.__dict__.get("_last_structure")
+        if quick is not None and last is not None and last[0] == quick:
+            _skeleton(params, objects)
+            return last[1]
+        token = tokenize(_skeleton(params, objects), supervised)
+        self._last_structure = (quick, token)
+        return token
 
     def _build(self, supervised: bool) -> _Built:
         objects: list[Any] = []
