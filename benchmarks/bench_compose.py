@@ -105,10 +105,16 @@ def median_ratio(times: list[float], base: list[float]) -> float:
     return statistics.median(a / b for a, b in zip(times, base))
 
 
+_STARTED_AT: list[str] = []  # the wirework revision when main() started
+
+
 def versions() -> str:
+    start = _STARTED_AT[0] if _STARTED_AT else revision()
+    now = revision()
+    where = start if now == start else f"{start} (the checkout changed to {now} during the run)"
     return (
         f"Python {platform.python_version()}, scikit-learn {sklearn.__version__}, numpy {np.__version__}, "
-        f"wirework {ww.__version__} at {revision()}"
+        f"wirework {ww.__version__} at {where}"
     )
 
 
@@ -388,6 +394,7 @@ def main() -> None:
     parser.add_argument("--peer-peak", action="store_true", help="retune: also measure the peak RSS of one scikit-learn search")
     args = parser.parse_args()
     chosen = ["refit", "predict", "retune"] if args.benchmark == "all" else [args.benchmark]
+    _STARTED_AT.append(revision())
     # One limit for the whole run: entering threadpool_limits before each timed call would make the
     # first BLAS call after it slower (~0.3 ms on the project's machines), inflating small baselines.
     with threadpool_limits(1):

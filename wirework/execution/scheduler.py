@@ -67,7 +67,8 @@ def schedule(
         raise ArgumentError(f"Expected on_error to be 'raise' or 'continue'. Received: {on_error!r}.")
     machines = training_order(roots)
     forced_ids = {id(m) for m in forced}
-    needs = {id(m): {id(u) for u in training_order(m.args)} for m in machines}
+    # Direct needs: the machines labelling nodes the training arguments are computed from (cached per machine).
+    needs = {id(m): {id(u) for u in m._upstream_of_args()[0]} for m in machines}
     dependants: dict[int, list[Machine]] = {id(m): [] for m in machines}
     for m in machines:
         for u in needs[id(m)]:
