@@ -131,3 +131,14 @@ def test_bad_execution_options():
         node.fit(executor="threads", n_jobs=0)
     with pytest.raises(ww.ArgumentError, match="Expected on_error to be 'raise' or 'continue'"):
         node.fit(on_error="ignore")
+
+
+def test_processes_map_large_shared_data_once():
+    executor = ww.ProcessExecutor(2, mmap_bytes=10_000)
+    X, y = ww.source(X_DATA, name="X"), ww.source(Y_DATA, name="y")
+    yhat = ww.mean(*[ww.machine(Ridge(alpha=a), X, y).predict(X) for a in (1.0, 2.0, 3.0)])
+    yhat.fit(executor=executor)
+    assert executor.mapped == 1  # X (19 KB) written once for the three fits; y (2.4 KB) travels with each job
+    expected = np.mean([Ridge(alpha=a).fit(X_DATA, Y_DATA).predict(X_DATA) for a in (1.0, 2.0, 3.0)], axis=0)
+    assert np.array_equal(yhat(), expected)
+    assert executor._folder is None  # the files are gone after the pass

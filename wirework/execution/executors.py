@@ -14,6 +14,7 @@ import atexit
 import concurrent.futures as cf
 import multiprocessing
 import os
+import tempfile
 from collections.abc import Callable, Iterable
 from typing import Any
 
@@ -165,20 +166,67 @@ def _init_process(threads: int) -> None:
 _PROCESS_POOLS: dict[int, cf.ProcessPoolExecutor] = {}
 
 
+class _Mapped:
+    """A numpy array saved once per pass; workers open it as a read-only memory map."""
+
+    __slots__ = ("path",)
+
+    def __init__(self, path: str) -> None:
+        self.path = path
+
+
+def run_mapped(model: Any, values: list[Any], vector: bool) -> tuple[Any, float]:
+    """:func:`run_job` in a worker process, opening memory-mapped values first."""
+    import numpy as np
+
+    opened = [np.load(v.path, mmap_mode="r") if isinstance(v, _Mapped) else v for v in values]
+    return run_job(model, opened, vector)
+
+
 class ProcessExecutor(Executor):
     """Fits in a pool of worker processes (started once per ``n_jobs`` and reused).
 
     Workers are started with ``forkserver`` (no fork of a threaded parent)
-    and limit their inner threads for good. Each fit's training values are
-    pickled to the worker once.
+    and limit their inner threads for good. Numpy training values larger
+    than ``mmap_bytes`` are written once per pass to a temporary file that
+    every worker maps read-only (as joblib does), so data shared by several
+    fits (all rows of X, say) is not pickled again for each; smaller values
+    are pickled with their job.
     """
 
     name = "processes"
 
-    def __init__(self, n_jobs: int | None = None) -> None:
+    def __init__(self, n_jobs: int | None = None, *, mmap_bytes: int = 1_000_000) -> None:
         self.workers = _workers(n_jobs)
+        self.mmap_bytes = mmap_bytes
+        self._folder: Any = None
+        self._mapped: dict[int, tuple[Any, _Mapped]] = {}
+        self.mapped = 0  # arrays written during the last pass
+
+    def _ship(self, value: Any) -> Any:
+        import numpy as np
+
+        if type(value) is not np.ndarray or value.dtype.hasobject or value.nbytes < self.mmap_bytes:
+            return value
+        found = self._mapped.get(id(value))
+        if found is None or found[0] is not value:
+            if self._folder is None:
+                self._folder = tempfile.TemporaryDirectory(prefix="wirework-")
+            path = os.path.join(self._folder.name, f"{len(self._mapped)}.npy")
+            np.save(path, value, allow_pickle=False)
+            found = (value, _Mapped(path))
+            self._mapped[id(value)] = found
+            self.mapped += 1
+        return found[1]
+
+    def close(self) -> None:
+        self._mapped.clear()
+        if self._folder is not None:
+            self._folder.cleanup()
+            self._folder = None
 
     def open(self) -> None:
+        self.mapped = 0
         if self.workers not in _PROCESS_POOLS:
             method = "forkserver" if "forkserver" in multiprocessing.get_all_start_methods() else "spawn"
             _PROCESS_POOLS[self.workers] = cf.ProcessPoolExecutor(
@@ -189,14 +237,15 @@ class ProcessExecutor(Executor):
             )
 
     def submit(self, model: Any, values: list[Any], vector: bool) -> cf.Future:
+        shipped = [self._ship(v) for v in values]
         pool = _PROCESS_POOLS[self.workers]
         try:
-            return pool.submit(run_job, model, values, vector)
+            return pool.submit(run_mapped, model, shipped, vector)
         except cf.process.BrokenProcessPool:  # a worker died earlier: start a new pool once
             pool.shutdown(wait=False, cancel_futures=True)
             del _PROCESS_POOLS[self.workers]
             self.open()
-            return _PROCESS_POOLS[self.workers].submit(run_job, model, values, vector)
+            return _PROCESS_POOLS[self.workers].submit(run_mapped, model, shipped, vector)
 
 
 @atexit.register
