@@ -121,10 +121,10 @@ class Pipeline(NamedEstimators, Composite):
 class TransformedTarget(Composite):
     """A regressor learning a transformed target, its predictions mapped back.
 
-    The seed's example: ``transformer`` (a ``StandardScaler`` by default
-    behaviour of scikit-learn's ``TransformedTargetRegressor``) is fit on
-    ``y``; ``regressor`` on ``(X, transformer.transform(y))``; predictions
-    are ``transformer.inverse_transform(regressor.predict(X))``.
+    The seed's example, as scikit-learn's ``TransformedTargetRegressor``:
+    ``transformer`` (a ``StandardScaler``, say) is fit on ``y``;
+    ``regressor`` on ``(X, transformer.transform(y))``; predictions are
+    ``transformer.inverse_transform(regressor.predict(X))``.
 
     Examples
     --------
