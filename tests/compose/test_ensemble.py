@@ -89,3 +89,18 @@ def test_replacing_one_of_two_names_sharing_a_model_rebuilds_correctly():
     assert isinstance(fitted["a"], Ridge) and isinstance(fitted["b"], Lasso)
     expected = (Ridge().fit(X_DATA, Y_DATA).predict(X_DATA) + Lasso(alpha=0.5).fit(X_DATA, Y_DATA).predict(X_DATA)) / 2
     assert np.allclose(avg.predict(X_DATA), expected)
+
+
+def test_building_never_advances_a_random_state_hyperparameter():
+    state = np.random.RandomState(7)
+    before = state.get_state()[1].copy()
+    bag = ww.Bagging(DecisionTreeRegressor(max_depth=2), n_estimators=3, random_state=state)
+    assert hasattr(bag, "predict")  # builds a trial network
+    first = bag.fit(X_DATA, Y_DATA).predict(X_DATA)
+    assert np.array_equal(state.get_state()[1], before)
+    assert np.array_equal(ww.Bagging(DecisionTreeRegressor(max_depth=2), n_estimators=3, random_state=np.random.RandomState(7))
+                          .fit(X_DATA, Y_DATA).predict(X_DATA), first)
+    from sklearn.model_selection import KFold
+    stack = ww.Stack([("tree", DecisionTreeRegressor(max_depth=2, random_state=0))], Ridge(), cv=KFold(3, shuffle=True),
+                     random_state=np.random.RandomState(1))
+    assert stack.fit(X_DATA, Y_DATA).score(X_DATA, Y_DATA) > 0.2

@@ -8,12 +8,24 @@ from typing import Any
 import numpy as np
 import scipy.sparse as sp
 from sklearn.model_selection import check_cv
+from sklearn.utils import check_random_state
 
 from wirework.errors import DataError
 from wirework.graph.data import n_rows, take_rows
 from wirework.graph.library import hcat
 
 __all__ = ["cv_splits", "take", "gather", "meta_features", "bootstrap_rows", "weighted_mean", "argmax"]
+
+
+def private_rng(random_state: Any) -> np.random.RandomState:
+    """A generator seeded by ``random_state`` that never advances the caller's own ``RandomState``.
+
+    Building a network (also done by ``hasattr(composite, "predict")``) must
+    not change a hyperparameter object, so a ``RandomState`` is copied first.
+    """
+    if isinstance(random_state, np.random.RandomState):
+        return copy.deepcopy(random_state)
+    return check_random_state(random_state)
 
 
 def seeded_cv(cv: Any, classifier: bool, random_state: Any) -> Any:
@@ -26,7 +38,7 @@ def seeded_cv(cv: Any, classifier: bool, random_state: Any) -> Any:
         return int(cv)
     if hasattr(cv, "random_state") and getattr(cv, "shuffle", True) and cv.random_state is None:
         cv = copy.deepcopy(cv)
-        seed = np.random.RandomState(random_state).randint(np.iinfo(np.int32).max)
+        seed = private_rng(random_state).randint(np.iinfo(np.int32).max)
         cv.random_state = int(seed)
     return cv
 

@@ -7,7 +7,7 @@ from typing import Any
 import numpy as np
 from sklearn.base import BaseEstimator, clone
 from sklearn.preprocessing import LabelEncoder
-from sklearn.utils import check_random_state, get_tags
+from sklearn.utils import get_tags
 from sklearn.utils.metaestimators import available_if
 
 from wirework.errors import GraphError
@@ -139,7 +139,7 @@ class Bagging(Composite):
             _classifier_needs(owner, self.estimator, "estimator")
         labels = machine(LabelEncoder(), y, name="labels") if classifier else None
         target: Node = labels.transform(y) if labels is not None else y
-        seeds = check_random_state(self.random_state).randint(np.iinfo(np.int32).max, size=self.n_estimators)
+        seeds = _ops.private_rng(self.random_state).randint(np.iinfo(np.int32).max, size=self.n_estimators)
         seeded = "random_state" in self.estimator.get_params(deep=False)
         members = []
         for k, seed in enumerate(seeds):
