@@ -205,10 +205,10 @@ class Composite(BaseEstimator):
         quick = _quick_key((params, supervised))
         last = self.__dict__.get("_last_structure")
         if quick is not None and last is not None and last[0] == quick:
-            _skeleton(params, objects)
+            objects.extend(last[2])  # the same objects, in the same places
             return last[1]
         token = tokenize(_skeleton(params, objects), supervised)
-        self._last_structure = (quick, token)
+        self._last_structure = (quick, token, list(objects))
         return token
 
     def _build(self, supervised: bool) -> _Built:

@@ -9,7 +9,9 @@ others running the same library versions. Rules, tried in this order:
 
 1. ``None``, ``bool``, ``int``, ``float``, ``complex``, ``str``, ``bytes`` are
    type-tagged: ``1``, ``1.0``, ``True``, ``"1"`` differ; so do ``0.0`` and
-   ``-0.0``; all NaNs are equal (in arrays too).
+   ``-0.0``; all NaNs are equal (in arrays up to 4 KB too; in larger arrays
+   NaNs with other bit patterns than ``np.nan`` may give other tokens — a
+   safe miss, never a false match — so hashing them costs no extra pass).
 2. ``tuple`` and ``list`` differ. Mappings hash their items in a canonical key
    order (string keys sorted, other keys by token), so insertion order does
    not matter; sets are order-independent. Subclasses (named tuples,
@@ -40,9 +42,9 @@ others running the same library versions. Rules, tried in this order:
 Costs and limits:
 
 - Data costs one pass over its bytes with XXH3-128 (tens of GB/s: a
-  3,000 × 20 float array takes ~10 µs, an 8 MB one ~0.3 ms) plus one
-  summation of float data to find NaNs; object and string arrays cost a
-  Python loop over their elements, pickled objects a pickling.
+  3,000 × 20 float array takes ~10 µs, an 8 MB one ~0.3 ms); object and
+  string arrays cost a Python loop over their elements, pickled objects a
+  pickling.
 - Tokens see representation (byte order, sparse index dtypes, ``RangeIndex``
   versus ``Index``, numpy versus Python scalars). That only causes safe
   misses (a retraining, a cache miss), never equal tokens for different data.
@@ -542,7 +544,7 @@ def _write_buffer(h: _Hash, arr: np.ndarray) -> None:
     flat = np.ascontiguousarray(arr).reshape(-1)
     if flat.dtype.kind == "c":
         flat = flat.view(flat.real.dtype)
-    if flat.dtype.kind == "f" and not _finite_sum(flat):  # one cheap pass finds NaN (or inf, or overflow)
+    if flat.dtype.kind == "f" and flat.nbytes <= _SMALL_BUFFER and not _finite_sum(flat):
         nans = np.isnan(flat)
         if nans.any():  # every NaN payload becomes the canonical one
             flat = flat.copy()

@@ -256,8 +256,8 @@ class Machine:
             self._upstream = (upstream_machines(self._args), upstream_sources(self._args))
         return self._upstream
 
-    def _decide(self, force: bool) -> tuple[str, str] | None:
-        """Apply the retraining rules: ``(action, reason)`` or ``None`` to leave alone."""
+    def _decide(self, force: bool) -> tuple[Any, ...] | None:
+        """Apply the retraining rules: ``(action, reason[, params key])`` or ``None`` to leave alone."""
         snap = self._snapshot
         if snap is None or self._fitted is None:
             return "trained", "condition 1: never trained"
@@ -274,8 +274,9 @@ class Machine:
             return "trained", (
                 f"condition 5: model type changed ({snap.model_type.__name__} -> {type(self.model).__name__})"
             )
-        if params_key(self.model) != snap.params_key:
-            return "updated", "condition 6: hyperparameters changed"
+        key = params_key(self.model)
+        if key != snap.params_key:
+            return "updated", "condition 6: hyperparameters changed", key
         return None
 
     def _plan(self, run: FitPass, *, force: bool) -> Job | None:
@@ -288,7 +289,7 @@ class Machine:
         if decision is None:
             self._report = {"action": "skipped", "reason": "no retraining condition holds", "state": self._state}
             return None
-        action, reason = decision
+        action, reason = decision[:2]
         if self._frozen:
             warnings.warn(
                 f"{self._title()} is frozen and was not trained, though the retraining rules asked for it "
@@ -307,7 +308,7 @@ class Machine:
                 f"The training arguments of {self._title()} have different numbers of rows: {got}. "
                 "Make them row-aligned (restrict every argument with the same folds)."
             )
-        key = params_key(self.model)
+        key = decision[2] if len(decision) > 2 else params_key(self.model)
         warm = (
             action == "updated"
             and type(self._fitted) is type(self.model)
