@@ -8,9 +8,9 @@ is the median over rounds; ratios are medians of per-round ratios. The
 whole run is inside one ``threadpoolctl.threadpool_limits(1)`` block
 (entered once: entering it before each timed call slows the first BLAS call
 after it, which would inflate small baselines), and every estimator that
-takes ``n_jobs`` (wirework's composites included) gets ``n_jobs=1``. Before timing, each
-benchmark asserts that wirework gives scikit-learn's answer, so no row can
-show a win for a wrong result.
+takes ``n_jobs`` (wirework's composites included) gets ``n_jobs=1``. Before
+timing, each benchmark asserts that wirework gives scikit-learn's answer, so
+no row can show a win for a wrong result. Tables name the wirework commit.
 
 ``retune``
     ``GridSearchCV`` (``cv=KFold(3)``, 10 values of ``final_estimator__alpha``)
@@ -126,7 +126,10 @@ def revision() -> str:
             ["git", "-C", str(root), "rev-parse", "--short", "HEAD"], capture_output=True, text=True, check=True
         ).stdout.strip()
         dirty = subprocess.run(
-            ["git", "-C", str(root), "status", "--porcelain", "--", "wirework"], capture_output=True, text=True, check=True
+            ["git", "-C", str(root), "status", "--porcelain", "--", "wirework"],
+            capture_output=True,
+            text=True,
+            check=True,
         ).stdout.strip()
     except (OSError, subprocess.CalledProcessError):
         return "an unknown commit"
@@ -266,7 +269,8 @@ def retune_rows(rounds: int, peer_peak: bool) -> list[tuple]:
             search_memory("sklearn", refit, trace=False) if peer_peak else None,
         )
         sk_t, ww_t = times[names[0]], times[names[1]]
-        rows.append((refit, statistics.median(sk_t), statistics.median(ww_t), median_ratio(sk_t, ww_t), max(gaps), stats, memory))
+        speedup = median_ratio(sk_t, ww_t)
+        rows.append((refit, statistics.median(sk_t), statistics.median(ww_t), speedup, max(gaps), stats, memory))
     return rows
 
 
@@ -391,7 +395,9 @@ def main() -> None:
     parser.add_argument("benchmark", choices=["retune", "refit", "predict", "all"])
     parser.add_argument("--rounds", type=int, default=None, help="default: retune 2, refit 200, predict 200")
     parser.add_argument("--calls", type=int, default=200, help="predict: calls per round")
-    parser.add_argument("--peer-peak", action="store_true", help="retune: also measure the peak RSS of one scikit-learn search")
+    parser.add_argument(
+        "--peer-peak", action="store_true", help="retune: also measure the peak RSS of one scikit-learn search"
+    )
     args = parser.parse_args()
     chosen = ["refit", "predict", "retune"] if args.benchmark == "all" else [args.benchmark]
     _STARTED_AT.append(revision())
