@@ -1,0 +1,360 @@
+"""LightGBM converter: parity with ``Booster.predict`` on random, threshold, missing and unseen rows."""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+import pytest
+
+lightgbm = pytest.importorskip("lightgbm")
+onnx = pytest.importorskip("onnx")
+ort = pytest.importorskip("onnxruntime")
+
+from wirework.errors import ExportError  # noqa: E402
+from wirework.export import heads  # noqa: E402
+from wirework.export.builder import GraphBuilder  # noqa: E402
+from wirework.export.lightgbm import ZERO_BAND, categories, convert, methods, trees_of  # noqa: E402
+from wirework.export.trees import count_entries  # noqa: E402
+
+N_CATS = 40
+
+
+# -- helpers -------------------------------------------------------------------
+
+
+def export(model, n_features, dtype="float64", method=None):
+    """The model's methods (or one ``method``) as an ONNX model with input "X"."""
+    g = GraphBuilder(dtype, "lightgbm")
+    x = g.add_input("X", g.dtype, [None, n_features])
+    for name in [method] if method else methods(model):
+        out = convert(model, name, g, x)
+        if name == "predict" and isinstance(model, lightgbm.LGBMClassifier):
+            values = heads.class_values(model.classes_)
+            g.add_output(out, name, values.dtype if values.dtype.kind != "i" else np.int64, [None])
+        else:
+            g.add_output(out, name, g.dtype, [None] if _is_vector(model, name) else [None, None])
+    return g.to_model()
+
+
+def _is_vector(model, method):
+    if isinstance(model, lightgbm.LGBMClassifier):
+        return method == "predict"
+    booster = model if isinstance(model, lightgbm.Booster) else model.booster_
+    return booster.num_model_per_iteration() == 1
+
+
+def run(model_proto, X, threads=1, output=0):
+    options = ort.SessionOptions()
+    options.intra_op_num_threads = threads
+    options.inter_op_num_threads = 1
+    session = ort.InferenceSession(model_proto.SerializeToString(), options, providers=["CPUExecutionProvider"])
+    return session.run(None, {"X": X})[output]
+
+
+def split_values(booster):
+    """Per feature: every numerical threshold of the model and its neighbours both ways."""
+    values: dict[int, set] = {}
+    stack = [t["tree_structure"] for t in booster.dump_model()["tree_info"]]
+    while stack:
+        node = stack.pop()
+        if "leaf_value" in node:
+            continue
+        stack.extend((node["left_child"], node["right_child"]))
+        if node["decision_type"] == "<=":
+            t = float(node["threshold"])
+            t = np.inf if t >= 1e300 else t
+            values.setdefault(int(node["split_feature"]), set()).update(
+                (t, np.nextafter(t, -np.inf), np.nextafter(t, np.inf))
+            )
+    return {f: np.array(sorted(v)) for f, v in values.items()}
+
+
+def threshold_rows(booster, n_features, n_rows, rng, dtype=np.float64, categorical=()):
+    """Rows whose numerical features sit on split thresholds (or one step beside them, in ``dtype``)."""
+    rows = np.zeros((n_rows, n_features), dtype=np.float64)
+    for f in range(n_features):
+        if f in categorical:
+            rows[:, f] = rng.integers(-1, N_CATS + 3, n_rows)
+            continue
+        values = split_values(booster).get(f, np.array([0.0]))
+        if dtype == np.float32:  # the float32 neighbours of each threshold
+            v32 = values.astype(np.float32)
+            values = np.unique(np.concatenate([v32, np.nextafter(v32, np.float32(-np.inf)),
+                                               np.nextafter(v32, np.float32(np.inf))]).astype(np.float64))
+        rows[:, f] = rng.choice(values, n_rows)
+    return rows
+
+
+def special_rows(n_features, categorical, rng, n_rows=400):
+    """NaN, +-inf, 0, -0 and huge values in every feature; missing, negative and unseen category codes."""
+    specials = np.array([np.nan, np.inf, -np.inf, 0.0, -0.0, 1e301, -1e301, 1e-300, ZERO_BAND, -ZERO_BAND,
+                         np.nextafter(ZERO_BAND, 1), np.nextafter(-ZERO_BAND, -1)])
+    rows = rng.choice(specials, size=(n_rows, n_features))
+    normal = rng.random((n_rows, n_features)) < 0.5
+    rows[normal] = rng.normal(size=normal.sum())
+    for f in categorical:
+        rows[:, f] = rng.choice(np.array([np.nan, -1.0, N_CATS, N_CATS + 7, 1e6, 0.0, 3.0, 39.0]), n_rows)
+    return rows
+
+
+# -- the model of acceptance 1 -------------------------------------------------
+
+
+@pytest.fixture(scope="module")
+def big():
+    """200 trees x 31 leaves; 19 numeric features (3 with NaN) and one 40-level pandas categorical."""
+    rng = np.random.default_rng(0)
+    n = 5000
+    X = pd.DataFrame(rng.normal(size=(n, 19)), columns=[f"f{i}" for i in range(19)])
+    for c in ("f0", "f1", "f2"):
+        X.loc[rng.random(n) < 0.15, c] = np.nan
+    levels = [f"level{i:02d}" for i in range(N_CATS)]
+    X["cat"] = pd.Categorical(rng.choice(levels, n), categories=levels)
+    X.loc[rng.random(n) < 0.1, "cat"] = np.nan
+    y = X["f3"] + np.nan_to_num(X["f0"], nan=2.0) * X["f4"] + (X["cat"].cat.codes % 7) * 0.3
+    y = y + 0.1 * rng.normal(size=n)
+    model = lightgbm.LGBMRegressor(n_estimators=200, num_leaves=31, n_jobs=1, verbose=-1).fit(X, y)
+    codes = X.copy()
+    codes["cat"] = X["cat"].cat.codes.astype(float).replace(-1, np.nan)
+    rows = [codes.to_numpy(np.float64)[:4000]]
+    test = rng.normal(size=(2000, 20))
+    test[:, 19] = rng.integers(0, N_CATS, 2000)
+    rows.append(test)
+    rows.append(threshold_rows(model.booster_, 20, 3600, rng, categorical=(19,)))
+    rows.append(special_rows(20, (19,), rng))
+    X_test = np.vstack(rows)
+    return model, export(model, 20), X_test, rng
+
+
+def test_big_regressor_is_bit_exact_with_one_thread(big):
+    model, onnx_model, X_test, _ = big
+    assert len(X_test) == 10_000
+    native = model.booster_.predict(X_test, num_threads=1)
+    got = run(onnx_model, X_test)
+    assert got.shape == (10_000,)
+    np.testing.assert_array_equal(got, native)
+
+
+def test_big_regressor_two_threads_within_1e_14(big):
+    model, onnx_model, X_test, _ = big
+    native = model.booster_.predict(X_test, num_threads=1)
+    assert np.max(np.abs(run(onnx_model, X_test, threads=2) - native)) <= 1e-14
+
+
+def test_big_regressor_matches_pandas_predict_with_unseen_categories(big):
+    model, onnx_model, _, rng = big
+    levels = list(model.booster_.pandas_categorical[0])
+    frame = pd.DataFrame(rng.normal(size=(300, 19)), columns=[f"f{i}" for i in range(19)])
+    values = rng.choice(levels + ["never seen", None], 300)
+    frame["cat"] = pd.Categorical(values, categories=levels + ["never seen"])
+    native = model.predict(frame)  # LightGBM maps the unseen level to NaN
+    codes = frame["cat"].cat.codes.to_numpy().astype(float)
+    codes[codes < 0] = np.nan
+    X = np.column_stack([frame.iloc[:, :19].to_numpy(), codes])
+    X[codes == N_CATS, 19] = N_CATS  # "never seen" keeps a code beyond the trained levels
+    np.testing.assert_array_equal(run(onnx_model, X), native)
+
+
+def test_big_float32_export_makes_no_decision_flips_on_threshold_rows(big):
+    model, _, X_test, rng = big
+    onnx32 = export(model, 20, dtype="float32")
+    rows = np.vstack([threshold_rows(model.booster_, 20, 3000, rng, dtype=np.float32, categorical=(19,)),
+                      X_test[:2000]]).astype(np.float32)
+    native = model.booster_.predict(rows.astype(np.float64), num_threads=1)
+    got = run(onnx32, rows)
+    assert got.dtype == np.float32
+    assert np.max(np.abs(got.astype(np.float64) - native)) <= 1e-5
+
+
+def test_big_size_determinism_and_checker(big):
+    model, onnx_model, _, _ = big
+    assert count_entries(onnx_model) <= 12_200
+    assert len(onnx_model.SerializeToString()) <= 320 * 1024
+    assert export(model, 20).SerializeToString() == onnx_model.SerializeToString()
+    onnx.checker.check_model(onnx_model, full_check=True)
+
+
+def test_categories_map_pandas_levels_to_the_categorical_column(big):
+    model = big[0]
+    found = categories(model)
+    assert list(found) == [19]
+    assert found[19].tolist() == [f"level{i:02d}" for i in range(N_CATS)]
+
+
+# -- classifiers and boosters ----------------------------------------------------
+
+
+def _classification(n_classes, n=1500, seed=1):
+    rng = np.random.default_rng(seed)
+    X = rng.normal(size=(n, 6))
+    X[rng.random(n) < 0.1, 0] = np.nan
+    X[:, 5] = rng.integers(0, 12, n)
+    score = np.nan_to_num(X[:, 0], nan=1.0) + X[:, 1] + (X[:, 5] % 4) * 0.7
+    y = np.digitize(score + 0.3 * rng.normal(size=n), np.quantile(score, np.linspace(0, 1, n_classes + 1)[1:-1]))
+    return X, y, rng
+
+
+def _check_classifier(model, X, rng):
+    rows = np.vstack([X, threshold_rows(model.booster_, 6, 800, rng, categorical=(5,)),
+                      special_rows(6, (5,), rng, 200)])
+    onnx_model = export(model, 6)
+    proba = run(onnx_model, rows, output=1)
+    assert np.max(np.abs(proba - model.predict_proba(rows))) <= 1e-15  # ORT's exp vs libm: last bit
+    np.testing.assert_array_equal(run(onnx_model, rows, output=0), model.predict(rows))
+
+
+def test_binary_classifier_probabilities_and_string_labels():
+    X, y, rng = _classification(2)
+    labels = np.array(["no", "yes"])[y]
+    model = lightgbm.LGBMClassifier(n_estimators=40, num_leaves=15, n_jobs=1, verbose=-1)
+    model.fit(X, labels, categorical_feature=[5])
+    _check_classifier(model, X, rng)
+
+
+def test_multiclass_classifier_probabilities_and_integer_labels():
+    X, y, rng = _classification(4)
+    model = lightgbm.LGBMClassifier(n_estimators=30, num_leaves=15, n_jobs=1, verbose=-1)
+    model.fit(X, y * 10 + 3, categorical_feature=[5])
+    _check_classifier(model, X, rng)
+
+
+@pytest.mark.parametrize("objective, n_classes", [("regression", 0), ("binary", 2), ("multiclass", 3)])
+def test_raw_booster_predict(objective, n_classes):
+    X, y, rng = _classification(max(n_classes, 2))
+    params = dict(objective=objective, num_leaves=15, verbose=-1, num_threads=1)
+    if n_classes > 2:
+        params["num_class"] = n_classes
+    booster = lightgbm.train(params, lightgbm.Dataset(X, y.astype(float), categorical_feature=[5]), 25)
+    rows = np.vstack([X, threshold_rows(booster, 6, 500, rng, categorical=(5,)), special_rows(6, (5,), rng, 200)])
+    got = run(export(booster, 6), rows)
+    native = booster.predict(rows, num_threads=1)
+    assert got.shape == native.shape
+    if objective == "regression":
+        np.testing.assert_array_equal(got, native)
+    else:
+        assert np.max(np.abs(got - native)) <= 1e-12
+
+
+# -- objectives, modes and missing types -------------------------------------------
+
+
+def _regression(n=1500, seed=2, positive=False):
+    rng = np.random.default_rng(seed)
+    X = rng.normal(size=(n, 5))
+    X[rng.random(n) < 0.1, 1] = np.nan
+    y = X[:, 0] + np.nan_to_num(X[:, 1]) * 0.5 + 0.1 * rng.normal(size=n)
+    if positive:
+        y = rng.poisson(np.exp(y / 2)).astype(float) + (0.5 if positive == "strict" else 0.0)
+    return X, y, rng
+
+
+@pytest.mark.parametrize(
+    "params, positive, tolerance",
+    [
+        (dict(objective="poisson"), True, 5e-16),
+        (dict(objective="gamma"), "strict", 5e-16),
+        (dict(objective="tweedie"), True, 5e-16),
+        (dict(objective="regression_l1"), False, 0.0),
+        (dict(objective="huber"), False, 0.0),
+        (dict(objective="quantile", alpha=0.8), False, 0.0),
+        (dict(objective="regression", reg_sqrt=True), False, 0.0),
+        (dict(objective="cross_entropy"), "unit", 5e-16),
+        (dict(boosting="rf", bagging_freq=1, bagging_fraction=0.7), False, 0.0),
+    ],
+)
+def test_output_transforms_of_objectives(params, positive, tolerance):
+    X, y, rng = _regression(positive=positive if positive != "unit" else False)
+    if positive == "unit":
+        y = 1 / (1 + np.exp(-y))
+    booster = lightgbm.train(dict(num_leaves=15, verbose=-1, num_threads=1, **params), lightgbm.Dataset(X, y), 30)
+    rows = np.vstack([X, threshold_rows(booster, 5, 500, rng), special_rows(5, (), rng, 200)])
+    native = booster.predict(rows, num_threads=1)
+    got = run(export(booster, 5), rows)
+    assert np.max(np.abs(got - native) / np.maximum(1.0, np.abs(native))) <= tolerance
+
+
+def test_binary_sigmoid_parameter_and_multiclassova():
+    X, y, rng = _classification(3)
+    ova = lightgbm.LGBMClassifier(objective="multiclassova", n_estimators=20, num_leaves=7, n_jobs=1, verbose=-1)
+    _check_classifier(ova.fit(X, y), X, rng)
+    binary = lightgbm.LGBMClassifier(n_estimators=20, num_leaves=7, sigmoid=0.4, n_jobs=1, verbose=-1)
+    _check_classifier(binary.fit(X, y == 2), X, rng)
+
+
+def test_zero_as_missing_band_and_nan_follow_the_default_branch():
+    rng = np.random.default_rng(3)
+    n = 3000
+    X = rng.normal(size=(n, 3))
+    X[rng.random(n) < 0.4, 0] = 0.0
+    X[rng.random(n) < 0.1, 0] = np.nan
+    y = np.where(X[:, 0] == 0, 3.0, X[:, 0]) + X[:, 1]
+    booster = lightgbm.train(dict(num_leaves=8, verbose=-1, num_threads=1, zero_as_missing=True),
+                             lightgbm.Dataset(X, y), 20)
+    trees, dump = trees_of(booster)
+    n_splits = sum(t["num_leaves"] - 1 for t in dump["tree_info"])
+    assert sum(t.n_nodes for t in trees) > n_splits  # some splits needed three comparisons
+    band = np.array([0.0, -0.0, np.nan, ZERO_BAND, -ZERO_BAND, np.nextafter(ZERO_BAND, 1), np.nextafter(-ZERO_BAND, -1),
+                     np.nextafter(ZERO_BAND, 0), 1e-300, -1e-300])
+    rows = np.vstack([X, threshold_rows(booster, 3, 500, rng), special_rows(3, (), rng, 200)])
+    rows[: len(rows) // 2, 0] = rng.choice(band, len(rows) // 2)
+    np.testing.assert_array_equal(run(export(booster, 3), rows), booster.predict(rows, num_threads=1))
+
+
+def test_infinite_threshold_is_restored():
+    rng = np.random.default_rng(4)
+    X = rng.normal(size=(2000, 2))
+    X[rng.random(2000) < 0.3, 0] = np.nan
+    y = np.where(np.isnan(X[:, 0]), 10.0, 0.0) + X[:, 1]
+    booster = lightgbm.train(dict(num_leaves=4, verbose=-1, num_threads=1), lightgbm.Dataset(X, y), 3)
+    assert booster.dump_model()["tree_info"][0]["tree_structure"]["threshold"] == 1e300
+    rows = np.array([[np.inf, 0.0], [1e301, 0.0], [1e300, 0.0], [np.nan, 0.0], [-np.inf, 0.0]])
+    np.testing.assert_array_equal(run(export(booster, 2), rows), booster.predict(rows, num_threads=1))
+
+
+def test_single_leaf_trees_and_best_iteration():
+    X, y, rng = _regression()
+    constant = lightgbm.train(dict(verbose=-1, num_threads=1), lightgbm.Dataset(X, np.full(len(y), 2.5)), 3)
+    assert all("leaf_value" in t["tree_structure"] for t in constant.dump_model()["tree_info"])
+    np.testing.assert_array_equal(run(export(constant, 5), X[:50]), constant.predict(X[:50], num_threads=1))
+    model = lightgbm.LGBMRegressor(n_estimators=200, n_jobs=1, verbose=-1)
+    model.fit(X[:1000], y[:1000], eval_X=X[1000:], eval_y=y[1000:],
+              callbacks=[lightgbm.early_stopping(3, verbose=False)])
+    assert 0 < model.best_iteration_ < 200
+    np.testing.assert_array_equal(run(export(model, 5), X), model.predict(X))
+
+
+# -- refusals ------------------------------------------------------------------------
+
+
+def test_linear_trees_are_refused():
+    X, y, _ = _regression()
+    model = lightgbm.LGBMRegressor(n_estimators=5, linear_tree=True, n_jobs=1, verbose=-1).fit(X, y)
+    with pytest.raises(ExportError, match=r"linear trees \(linear_tree=True\)"):
+        export(model, 5)
+
+
+def test_unsupported_objective_is_named():
+    X, y, _ = _regression()
+    booster = lightgbm.train(dict(objective="cross_entropy_lambda", verbose=-1, num_threads=1),
+                             lightgbm.Dataset(X, 1 / (1 + np.exp(-y))), 5)
+    with pytest.raises(ExportError, match="objective 'cross_entropy_lambda' is not supported"):
+        export(booster, 5)
+
+
+def test_custom_objective_and_unknown_method_are_refused():
+    X, y, _ = _regression()
+
+    def l2(y_true, y_pred):
+        return y_pred - y_true, np.ones_like(y_pred)
+
+    model = lightgbm.LGBMRegressor(objective=l2, n_estimators=5, n_jobs=1, verbose=-1).fit(X, y)
+    with pytest.raises(ExportError, match="records no objective .*custom objective function"):
+        export(model, 5)
+    plain = lightgbm.LGBMRegressor(n_estimators=5, n_jobs=1, verbose=-1).fit(X, y)
+    with pytest.raises(ExportError, match=r"exports \('predict',\). Received method 'predict_proba'"):
+        export(plain, 5, method="predict_proba")
+
+
+def test_unfitted_model_is_refused():
+    with pytest.raises(ExportError, match="not fitted"):
+        export(lightgbm.LGBMRegressor(), 5)
