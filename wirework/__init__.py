@@ -18,6 +18,7 @@ array([7.])
 from wirework.errors import (
     ArgumentError,
     DataError,
+    ExportError,
     FrozenMachineWarning,
     GraphError,
     LazyNodeError,
@@ -47,6 +48,8 @@ from wirework.graph import (
     vcat,
 )
 from wirework.graph.cache import FitCache
+from wirework.export.api import save_onnx, to_onnx
+from wirework import onnx
 
 __version__ = "0.1.0"
 
@@ -68,6 +71,9 @@ __all__ = [
     "restrict",
     "corestrict",
     "FitCache",
+    "to_onnx",
+    "save_onnx",
+    "onnx",
     "DaskExecutor",
     "ProcessExecutor",
     "SequentialExecutor",
@@ -89,6 +95,7 @@ __all__ = [
     "ArgumentError",
     "LazyNodeError",
     "MachineFitError",
+    "ExportError",
     "WireworkWarning",
     "FrozenMachineWarning",
 ]

@@ -17,6 +17,7 @@ __all__ = [
     "ArgumentError",
     "LazyNodeError",
     "MachineFitError",
+    "ExportError",
     "WireworkWarning",
     "FrozenMachineWarning",
 ]
@@ -96,6 +97,15 @@ class MachineFitError(WireworkError, RuntimeError):
 
 
 _VARIANTS: dict[tuple[type, ...], type] = {}
+
+
+class ExportError(WireworkError, ValueError):
+    """A model, split kind or operation cannot be exported to ONNX exactly.
+
+    The message names what was received (the estimator class, the node, the
+    split kind) and what to do instead. The exporter never falls back to an
+    approximation silently.
+    """
 
 
 class WireworkWarning(UserWarning):

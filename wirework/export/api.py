@@ -1,0 +1,329 @@
+"""``ww.to_onnx`` and ``ww.save_onnx``: a model, a trained network or a composite as one ONNX graph.
+
+Input signature of an exported file (also stored in its metadata under
+``wirework.inputs``, which :func:`feed` reads):
+
+- ``inputs="matrix"`` (default): one input ``X`` of shape ``[N, n_features]``
+  in the export dtype. Columns the model reads as categories hold category
+  codes: the position of the value in the training categories (pandas'
+  ``.cat.codes``); NaN or an unknown code is a missing category.
+- ``inputs="columns"``: one input per column, named after the column, of
+  shape ``[N, 1]``: numeric columns in the export dtype, categorical columns
+  as their original values (strings, or int64 for integer categories),
+  mapped to codes inside the graph; a value not seen in training is treated
+  as missing, as LightGBM and XGBoost do.
+
+Outputs are named after the methods they compute: ``predict`` (1-D:
+values, or class labels for a classifier), ``predict_proba`` (``[N,
+n_classes]``), ``transform``…
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from collections.abc import Mapping, Sequence
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+from wirework.errors import ExportError, NotTrainedError
+from wirework.export.builder import ML_DOMAIN, GraphBuilder, resolve_dtype
+from wirework.export.heads import class_values
+from wirework.export.registry import converter_for
+
+__all__ = ["to_onnx", "save_onnx", "feed", "input_signature"]
+
+_DEFAULT_METHODS = ("predict", "predict_proba", "transform")
+_METADATA_KEY = "wirework.inputs"
+
+
+def _network_outputs(obj: Any, methods: Sequence[str] | None) -> dict:
+    """The output nodes to export when ``obj`` is a network (a composite, a signature or a node); else empty."""
+    from wirework.graph.nodes import Node
+
+    if isinstance(obj, Node):
+        if methods is not None and len(methods) != 1:
+            raise ExportError(f"A node has one output; methods={list(methods)} names {len(methods)}.")
+        return {(methods or ["predict"])[0]: obj}
+    if isinstance(obj, Mapping) and obj and all(isinstance(v, Node) for v in obj.values()):
+        signature = obj
+    elif callable(getattr(obj, "network", None)):  # a composite: its trained network
+        signature = obj.__dict__.get("network_")
+        if signature is None:
+            raise NotTrainedError(f"This {type(obj).__name__} has not been fitted yet. Call fit(X, y) before exporting.")
+    else:
+        return {}
+    available = dict(signature)
+    wanted = list(methods) if methods is not None else [m for m in _DEFAULT_METHODS if m in available]
+    missing = [m for m in wanted if m not in available]
+    if missing or not wanted:
+        raise ExportError(
+            f"The network has no {', '.join(missing) or 'exportable'} output; it offers {sorted(available)}."
+        )
+    return {m: available[m] for m in wanted}
+
+
+def _n_features(obj: Any, sample: Any) -> int:
+    if sample is not None:
+        return int(np.shape(sample)[1])
+    n = getattr(obj, "n_features_in_", None)
+    if n is None:
+        raise ExportError(f"Cannot tell how many input columns {type(obj).__name__} takes. Pass X_sample=.")
+    return int(n)
+
+
+def _column_names(obj: Any, sample: Any, n: int) -> list[str]:
+    if isinstance(sample, pd.DataFrame):
+        return [str(c) for c in sample.columns]
+    names = getattr(obj, "feature_names_in_", None)
+    if names is not None and len(names) == n:
+        return [str(c) for c in names]
+    return [f"x{i}" for i in range(n)]
+
+
+def _elem_dtype(g: GraphBuilder, value: Any) -> tuple[np.dtype, int]:
+    array = np.asarray(value)
+    kind = array.dtype.kind
+    dtype = g.dtype if kind == "f" else np.dtype(np.int64) if kind in "biu" else np.dtype(object)
+    return dtype, array.ndim
+
+
+def _input_section(g: GraphBuilder, layout: str, names: list[str], categories: dict[int, np.ndarray]) -> str:
+    """Declare the inputs; the value of the ``[N, n_features]`` float matrix the converters read."""
+    if layout == "matrix":
+        return g.add_input("X", g.dtype, [None, len(names)])
+    if layout != "columns":
+        raise ExportError(f"inputs must be 'matrix' or 'columns'. Received: {layout!r}.")
+    parts = []
+    for i, name in enumerate(names):
+        values = categories.get(i)
+        if values is None:
+            parts.append(g.add_input(name, g.dtype, [None, 1]))
+            continue
+        keys = class_values(values)
+        string = keys.dtype.kind == "U"
+        if keys.dtype.kind == "f":
+            raise ExportError(f"Column {name!r} has float categories; feed codes with inputs='matrix'.")
+        column = g.add_input(name, object if string else np.int64, [None, 1])
+        codes = np.arange(len(keys), dtype=g.dtype)
+        tensor = g.onnx.numpy_helper.from_array
+        key_tensor = (
+            g.onnx.helper.make_tensor("keys", g.onnx.TensorProto.STRING, [len(keys)], [k.encode() for k in keys])
+            if string
+            else tensor(keys.astype(np.int64), "keys")
+        )
+        parts.append(
+            g.op(
+                "LabelEncoder",
+                [column],
+                domain=ML_DOMAIN,
+                hint=f"{name}_code",
+                keys_tensor=key_tensor,
+                values_tensor=tensor(codes, "values"),
+                default_tensor=tensor(np.array([np.nan], dtype=g.dtype), "default"),
+            )
+        )
+    return parts[0] if len(parts) == 1 else g.op("Concat", parts, axis=1, hint="X")
+
+
+def _categories_of(obj: Any, outputs: dict) -> dict[int, np.ndarray]:
+    """Category values of each categorical input column, from the models that read the input."""
+    if not outputs:
+        return dict(converter_for(obj).categories(obj))
+    from wirework.export.network import input_source
+    from wirework.graph.nodes import DynamicNode
+
+    source = input_source(outputs)
+    found: dict[int, np.ndarray] = {}
+    for out in outputs.values():
+        for item in out._ancestry():
+            if isinstance(item, DynamicNode) and item.parents[0] is source:
+                model = item.machine.fitted_model
+                for column, values in converter_for(model).categories(model).items():
+                    if column in found and not np.array_equal(found[column], values):
+                        raise ExportError(f"Two models read column {column} with different categories.")
+                    found[column] = np.asarray(values)
+    return found
+
+
+def to_onnx(
+    obj: Any,
+    X_sample: Any = None,
+    *,
+    dtype: str = "float64",
+    name: str | None = None,
+    inputs: str = "matrix",
+    methods: Sequence[str] | None = None,
+) -> Any:
+    """Export a trained model, network or composite as one ONNX ``ModelProto``.
+
+    Parameters
+    ----------
+    obj : estimator, Composite, Signature or Node
+        A fitted supported model (LightGBM, XGBoost, scikit-learn trees and
+        what skl2onnx converts), a fitted composite or recipe, or a trained
+        network given by a signature or one output node.
+    X_sample : array-like, optional
+        A few input rows. Networks are evaluated on it to learn the shape of
+        every value (zeros are used without it); a DataFrame also names the
+        inputs in ``inputs="columns"`` layout.
+    dtype : {"float64", "float32"}
+        Type of the input and of the computation. ``float64`` reproduces
+        native predictions; ``float32`` keeps every tree decision.
+    name : str, optional
+        The graph's name (default: the class name).
+    inputs : {"matrix", "columns"}
+        Input layout; see the module documentation.
+    methods : list of str, optional
+        Outputs to export (default: those of ``predict``, ``predict_proba``,
+        ``transform`` that the model offers).
+
+    Raises
+    ------
+    ExportError
+        A model, operation or split kind that cannot be exported exactly.
+
+    Examples
+    --------
+    >>> import wirework as ww
+    >>> from sklearn.datasets import load_diabetes
+    >>> from sklearn.linear_model import Ridge
+    >>> from sklearn.preprocessing import StandardScaler
+    >>> X, y = load_diabetes(return_X_y=True)
+    >>> pipe = ww.Pipeline([("scale", StandardScaler()), ("ridge", Ridge())]).fit(X, y)
+    >>> model = ww.to_onnx(pipe)
+    >>> [o.name for o in model.graph.output]
+    ['predict']
+    >>> ww.onnx.check_parity(pipe, model, X).max_abs < 1e-12
+    True
+    """
+    g = GraphBuilder(resolve_dtype(dtype), name or type(obj).__name__)
+    outputs = _network_outputs(obj, methods)
+    if outputs:
+        n_features = _n_features(obj, X_sample)
+    else:
+        converter = converter_for(obj)
+        n_features = converter.n_features(obj)
+    names = _column_names(obj, X_sample, n_features)
+    categories = _categories_of(obj, outputs)
+    x = _input_section(g, inputs, names, categories)
+
+    if outputs:
+        from wirework.export.network import lower
+
+        sample = X_sample if X_sample is not None else np.zeros((2, n_features))
+        values, native = lower(g, outputs, x, sample)
+        kinds = {m: _elem_dtype(g, native[node]) for m, node in outputs.items()}
+    else:
+        available = converter.methods(obj)
+        wanted = list(methods) if methods is not None else [m for m in available if m in _DEFAULT_METHODS]
+        refused = [m for m in wanted if m not in available]
+        if refused or not wanted:
+            raise ExportError(
+                f"{type(obj).__name__}: cannot export {', '.join(refused) or 'any method'}; "
+                f"its converter exports {', '.join(available) or 'nothing'}."
+            )
+        values, kinds = {}, {}
+        for method in wanted:
+            values[method] = converter.convert(obj, method, g, x)
+            kinds[method] = _bare_kind(g, obj, method)
+    for method, value in values.items():
+        elem, ndim = kinds[method]
+        g.add_output(value, method, elem, [None] * ndim)
+    g.metadata[_METADATA_KEY] = json.dumps(
+        {
+            "layout": inputs,
+            "dtype": g.dtype.name,
+            "columns": [
+                {"name": n, "categories": None if i not in categories else class_values(categories[i]).tolist()}
+                for i, n in enumerate(names)
+            ],
+        },
+        sort_keys=True,
+    )
+    model = g.to_model()
+    g.onnx.checker.check_model(model, full_check=True)
+    return model
+
+
+def _bare_kind(g: GraphBuilder, model: Any, method: str) -> tuple[np.dtype, int]:
+    if method == "predict" and hasattr(model, "classes_"):
+        return _elem_dtype(g, class_values(model.classes_))[0], 1
+    if method == "predict":
+        return g.dtype, 1
+    return g.dtype, 2
+
+
+def save_onnx(obj: Any, path: str | os.PathLike, X_sample: Any = None, **options: Any) -> Path:
+    """Export ``obj`` (see :func:`to_onnx`) and write it to ``path`` atomically; returns the path."""
+    model = to_onnx(obj, X_sample, **options)
+    path = Path(path)
+    temporary = path.with_name(f".{path.name}.partial")
+    try:
+        temporary.write_bytes(model.SerializeToString())
+        os.replace(temporary, path)
+    finally:
+        temporary.unlink(missing_ok=True)
+    return path
+
+
+def input_signature(model: Any) -> dict:
+    """The input layout an exported file expects (``layout``, ``dtype``, ``columns``)."""
+    for entry in model.metadata_props:
+        if entry.key == _METADATA_KEY:
+            return json.loads(entry.value)
+    raise ExportError("This ONNX model has no wirework input signature; it was not written by ww.to_onnx.")
+
+
+def _codes(column: pd.Series, categories: list) -> np.ndarray:
+    lookup = {value: code for code, value in enumerate(categories)}
+    values = column.astype(object) if isinstance(column.dtype, pd.CategoricalDtype) else column
+    return np.array([lookup.get(v, np.nan) for v in values], dtype=np.float64)
+
+
+def feed(model: Any, X: Any) -> dict[str, np.ndarray]:
+    """The ``{input name: array}`` for ONNX Runtime that feeds ``X`` to an exported ``model``.
+
+    A DataFrame's categorical columns are turned into the codes (``matrix``
+    layout) or values (``columns`` layout) the file expects.
+    """
+    spec = input_signature(model)
+    dtype = np.dtype(spec["dtype"])
+    columns = spec["columns"]
+    frame = X if isinstance(X, pd.DataFrame) else None
+    matrix = None if frame is not None else np.asarray(X)
+    if matrix is not None and (matrix.ndim != 2 or matrix.shape[1] != len(columns)):
+        raise ExportError(f"The model expects {len(columns)} columns. Received shape {matrix.shape}.")
+    if frame is not None and frame.shape[1] != len(columns):
+        raise ExportError(f"The model expects {len(columns)} columns. Received {frame.shape[1]}.")
+
+    def column(i: int) -> Any:
+        return frame.iloc[:, i] if frame is not None else matrix[:, i]
+
+    if spec["layout"] == "matrix":
+        if frame is None:
+            return {"X": np.ascontiguousarray(matrix, dtype=dtype)}
+        parts = []
+        for i, info in enumerate(columns):
+            if info["categories"] is not None and isinstance(frame.iloc[:, i].dtype, pd.CategoricalDtype):
+                parts.append(_codes(frame.iloc[:, i], info["categories"]))
+            else:
+                parts.append(np.asarray(frame.iloc[:, i], dtype=np.float64))
+        return {"X": np.column_stack(parts).astype(dtype)}
+    out = {}
+    for i, info in enumerate(columns):
+        values = column(i)
+        if info["categories"] is None:
+            out[info["name"]] = np.asarray(values, dtype=dtype).reshape(-1, 1)
+        elif all(isinstance(c, str) for c in info["categories"]):
+            series = pd.Series(values).astype(object)
+            out[info["name"]] = np.array(["" if v is None or v != v else str(v) for v in series], dtype=object).reshape(-1, 1)
+        else:
+            series = pd.Series(values).astype(object)
+            out[info["name"]] = np.array(
+                [np.iinfo(np.int64).min if v is None or v != v else int(v) for v in series], dtype=np.int64
+            ).reshape(-1, 1)
+    return out

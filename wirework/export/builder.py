@@ -1,0 +1,249 @@
+"""Assembling one ONNX graph: unique names, constants, nodes, sub-models.
+
+Every converter writes into a :class:`GraphBuilder`. The builder names
+values deterministically (a hint plus a counter), so the same model gives
+the same bytes, and it owns the two opsets every exported file declares:
+the default domain at :data:`OPSET` and ``ai.onnx.ml`` at :data:`ML_OPSET`
+(the first release with the ``TreeEnsemble`` operator).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+import numpy as np
+
+from wirework.errors import ExportError
+
+__all__ = ["GraphBuilder", "OPSET", "ML_OPSET", "ML_DOMAIN"]
+
+OPSET = 21
+ML_OPSET = 5
+ML_DOMAIN = "ai.onnx.ml"
+
+_DTYPES = {"float64": np.dtype(np.float64), "float32": np.dtype(np.float32)}
+
+
+def resolve_dtype(dtype: Any) -> np.dtype:
+    """``"float64"`` or ``"float32"`` (or the numpy dtypes) as a numpy dtype; anything else is refused."""
+    try:
+        resolved = np.dtype(dtype)
+    except TypeError:
+        resolved = None
+    if resolved is None or resolved.name not in _DTYPES:
+        raise ExportError(f"dtype must be 'float64' or 'float32'. Received: {dtype!r}.")
+    return resolved
+
+
+class GraphBuilder:
+    """Nodes, constants, inputs and outputs of the graph being exported.
+
+    Parameters
+    ----------
+    dtype : {"float64", "float32"}
+        The floating type of the graph's inputs and of every float value
+        computed inside it.
+    name : str
+        The graph's name.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> g = GraphBuilder("float64", "demo")
+    >>> x = g.add_input("X", np.float64, [None, 2])
+    >>> y = g.op("Add", [x, g.const(np.array([1.0, 2.0]), "shift")])
+    >>> g.add_output(y, "predict", np.float64, [None, 2])
+    >>> model = g.to_model()
+    >>> [n.op_type for n in model.graph.node]
+    ['Add', 'Identity']
+    """
+
+    def __init__(self, dtype: Any = "float64", name: str = "wirework") -> None:
+        import onnx  # the extra wirework[onnx]; imported here so the core install stays light
+
+        self.onnx = onnx
+        self.dtype = resolve_dtype(dtype)
+        self.name = name
+        self.nodes: list = []
+        self.initializers: list = []
+        self.inputs: list = []
+        self.outputs: list = []
+        self.metadata: dict[str, str] = {}
+        self.memo: dict = {}  # converters keep per-graph work here (a sub-model converted once)
+        self._used: set[str] = set()
+        self._consts: dict[tuple, str] = {}
+
+    # -- names and constants -------------------------------------------------
+
+    def fresh(self, hint: str) -> str:
+        """A value name not used yet in this graph, built from ``hint``."""
+        base = "".join(c if c.isalnum() or c in "_." else "_" for c in hint) or "v"
+        name, i = base, 0
+        while name in self._used:
+            i += 1
+            name = f"{base}_{i}"
+        self._used.add(name)
+        return name
+
+    def const(self, value: Any, hint: str = "const", *, dtype: Any = None) -> str:
+        """An initializer holding ``value``; floats take the graph's dtype unless ``dtype`` says otherwise.
+
+        Equal constants (same dtype, shape and bytes) are stored once.
+        """
+        array = np.asarray(value)
+        if dtype is not None:
+            array = array.astype(dtype)
+        elif array.dtype.kind == "f":
+            array = array.astype(self.dtype)
+        elif array.dtype.kind in "iub":
+            array = array.astype(np.int64)
+        key = (array.dtype.str, array.shape, array.tobytes()) if array.dtype.kind != "U" else None
+        if key is not None and key in self._consts:
+            return self._consts[key]
+        name = self.fresh(hint)
+        if array.dtype.kind in "UO":
+            tensor = self.onnx.helper.make_tensor(
+                name, self.onnx.TensorProto.STRING, array.shape, [str(v).encode() for v in array.ravel()]
+            )
+        else:
+            tensor = self.onnx.numpy_helper.from_array(np.ascontiguousarray(array), name)
+        self.initializers.append(tensor)
+        if key is not None:
+            self._consts[key] = name
+        return name
+
+    # -- nodes -----------------------------------------------------------------
+
+    def op(
+        self,
+        op_type: str,
+        inputs: Sequence[str],
+        *,
+        outputs: int | Sequence[str] = 1,
+        domain: str = "",
+        hint: str | None = None,
+        **attributes: Any,
+    ) -> Any:
+        """Add one node; returns its output name (or the list of names when it has several)."""
+        if isinstance(outputs, int):
+            names = [self.fresh(hint or op_type.lower()) for _ in range(outputs)]
+        else:
+            names = list(outputs)
+            self._used.update(names)
+        node = self.onnx.helper.make_node(
+            op_type, list(inputs), names, name=self.fresh(f"n_{hint or op_type}"), domain=domain or None, **attributes
+        )
+        self.nodes.append(node)
+        return names[0] if len(names) == 1 else names
+
+    def cast(self, value: str, to: Any) -> str:
+        """``value`` cast to the numpy dtype ``to``."""
+        return self.op("Cast", [value], to=self.tensor_type(to), hint="cast")
+
+    def tensor_type(self, dtype: Any) -> int:
+        """The ONNX element type of a numpy dtype."""
+        return self.onnx.helper.np_dtype_to_tensor_dtype(np.dtype(dtype))
+
+    def columns(self, value: str, start: int, stop: int) -> str:
+        """Columns ``start:stop`` of a matrix value."""
+        return self.op(
+            "Slice",
+            [value, self.const([start], "start"), self.const([stop], "stop"), self.const([1], "axis")],
+            hint="columns",
+        )
+
+    def as_column(self, value: str) -> str:
+        """A 1-D value reshaped to one column."""
+        return self.op("Reshape", [value, self.const([-1, 1], "column_shape")], hint="column")
+
+    def as_vector(self, value: str) -> str:
+        """A one-column matrix flattened to 1-D."""
+        return self.op("Reshape", [value, self.const([-1], "vector_shape")], hint="vector")
+
+    # -- graph boundary --------------------------------------------------------
+
+    def add_input(self, name: str, dtype: Any, shape: Sequence[int | None]) -> str:
+        """Declare a graph input (``None`` in ``shape`` is a free dimension)."""
+        if name in self._used:
+            raise ExportError(f"Two graph inputs would be called {name!r}. Rename one column or source.")
+        self._used.add(name)
+        elem = self.onnx.TensorProto.STRING if np.dtype(dtype).kind in "UO" else self.tensor_type(dtype)
+        self.inputs.append(self.onnx.helper.make_tensor_value_info(name, elem, _dims(shape)))
+        return name
+
+    def add_output(self, value: str, name: str, dtype: Any, shape: Sequence[int | None]) -> None:
+        """Expose ``value`` as the graph output ``name`` (through an Identity, so names never clash)."""
+        if name in {o.name for o in self.outputs}:
+            raise ExportError(f"Two graph outputs would be called {name!r}.")
+        if name in self._used and name != value:
+            raise ExportError(f"The output name {name!r} is already a value of the graph. Choose another name.")
+        self._used.add(name)
+        self.op("Identity", [value], outputs=[name], hint=name)
+        elem = self.onnx.TensorProto.STRING if np.dtype(dtype).kind in "UO" else self.tensor_type(dtype)
+        self.outputs.append(self.onnx.helper.make_tensor_value_info(name, elem, _dims(shape)))
+
+    # -- embedding a model converted elsewhere ---------------------------------
+
+    def embed(self, model: Any, inputs: Mapping[str, str], prefix: str) -> dict[str, str]:
+        """Copy the nodes of another ``ModelProto`` into this graph.
+
+        ``inputs`` maps the other graph's input names to values of this graph;
+        every other name gets ``prefix``. Returns the other graph's output names
+        mapped to their names here.
+        """
+        graph = model.graph
+        rename: dict[str, str] = dict(inputs)
+
+        def renamed(name: str) -> str:
+            if not name:
+                return name
+            if name not in rename:
+                rename[name] = self.fresh(f"{prefix}{name}")
+            return rename[name]
+
+        for tensor in graph.initializer:
+            copy = self.onnx.TensorProto()
+            copy.CopyFrom(tensor)
+            copy.name = renamed(tensor.name)
+            self.initializers.append(copy)
+        for node in graph.node:
+            copy = self.onnx.NodeProto()
+            copy.CopyFrom(node)
+            del copy.input[:]
+            del copy.output[:]
+            copy.input.extend(renamed(n) for n in node.input)
+            copy.output.extend(renamed(n) for n in node.output)
+            copy.name = self.fresh(f"n_{prefix}{node.name or node.op_type}")
+            if copy.domain == "":
+                copy.ClearField("domain")
+            self.nodes.append(copy)
+        return {o.name: renamed(o.name) for o in graph.output}
+
+    # -- result ----------------------------------------------------------------
+
+    def to_model(self) -> Any:
+        """The finished, checked ``ModelProto`` (deterministic for the same content)."""
+        onnx = self.onnx
+        graph = onnx.helper.make_graph(self.nodes, self.name, self.inputs, self.outputs, self.initializers)
+        model = onnx.helper.make_model(
+            graph,
+            opset_imports=[onnx.helper.make_opsetid("", OPSET), onnx.helper.make_opsetid(ML_DOMAIN, ML_OPSET)],
+            producer_name="wirework",
+            producer_version=_version(),
+        )
+        model.ir_version = 10
+        for key in sorted(self.metadata):
+            entry = model.metadata_props.add()
+            entry.key, entry.value = key, self.metadata[key]
+        return model
+
+
+def _dims(shape: Sequence[int | None]) -> list:
+    return [d if d is not None else "N" for d in shape]
+
+
+def _version() -> str:
+    from wirework import __version__
+
+    return __version__

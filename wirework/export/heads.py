@@ -1,0 +1,50 @@
+"""Output stages shared by the converters: scores to probabilities, labels, 1-D predictions."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from wirework.export.builder import GraphBuilder
+
+__all__ = ["vector", "add_base", "two_columns", "labels", "class_values"]
+
+
+def vector(g: GraphBuilder, scores: str) -> str:
+    """A ``[N, 1]`` score matrix as the 1-D prediction scikit-learn returns."""
+    return g.as_vector(scores)
+
+
+def add_base(g: GraphBuilder, scores: str, base: Any) -> str:
+    """``scores + base`` (a scalar or one value per column); nothing is added when every base is 0."""
+    base = np.atleast_1d(np.asarray(base, dtype=np.float64))
+    if not np.any(base):
+        return scores
+    return g.op("Add", [scores, g.const(base, "base")], hint="scores")
+
+
+def two_columns(g: GraphBuilder, positive: str) -> str:
+    """``[1 - p, p]`` from the ``[N, 1]`` probability ``p`` of the second class."""
+    negative = g.op("Sub", [g.const(np.ones(1), "one"), positive], hint="negative")
+    return g.op("Concat", [negative, positive], axis=1, hint="probabilities")
+
+
+def class_values(classes: Any) -> np.ndarray:
+    """``classes_`` as the array an ONNX constant can hold (int64, float or string)."""
+    classes = np.asarray(classes)
+    if classes.dtype.kind in "iub":
+        return classes.astype(np.int64)
+    if classes.dtype.kind == "f":
+        return classes
+    return classes.astype(str)
+
+
+def labels(g: GraphBuilder, probabilities: str, classes: Any) -> str:
+    """The class of the largest column of each row (the first one on ties, as numpy's ``argmax``)."""
+    index = g.op("ArgMax", [probabilities], axis=1, keepdims=0, hint="class_index")
+    values = class_values(classes)
+    if values.dtype.kind == "i" and np.array_equal(values, np.arange(len(values))):
+        return index
+    constant = g.const(values, "classes", dtype=values.dtype if values.dtype.kind == "f" else None)
+    return g.op("Gather", [constant, index], axis=0, hint="label")

@@ -1,0 +1,238 @@
+"""Lowering a trained learning network to ONNX nodes.
+
+The prediction path of each output is walked in topological order (training
+edges are not followed: the folds of a stack, its out-of-fold predictions
+and the target are not needed to predict). Each node becomes ONNX nodes:
+
+- the input source is the graph's input matrix;
+- a dynamic node goes to the converter of its machine's fitted model
+  (:mod:`wirework.export.registry`);
+- a static node goes to the lowering of its function, listed in
+  :data:`LOWERINGS` (``hcat``, ``mean``, arithmetic, column selection; the
+  recipes add their own operations with :func:`register_lowering`). Any
+  other function is refused with :class:`~wirework.ExportError`.
+
+The network is first evaluated natively on a sample of the input, which
+tells each value's number of dimensions and kind (float, integer labels,
+strings), so 1-D predictions become columns where scikit-learn would make
+them so, exactly as the native network does.
+"""
+
+from __future__ import annotations
+
+import operator
+from collections.abc import Callable, Mapping
+from typing import Any
+
+import numpy as np
+
+from wirework.errors import ExportError
+from wirework.export.builder import GraphBuilder
+from wirework.export.registry import converter_for
+from wirework.graph import library
+from wirework.graph.nodes import DynamicNode, Node, Source, StaticNode, evaluate
+
+__all__ = ["Context", "lower", "LOWERINGS", "register_lowering", "input_source", "sum_in_order", "concat"]
+
+
+class Context:
+    """What the lowering of one node sees: the graph, ONNX names and native sample values of nodes."""
+
+    def __init__(self, g: GraphBuilder, names: dict[Node, str], sample: dict[Node, Any]) -> None:
+        self.g = g
+        self.names = names
+        self.sample = sample
+
+    def value(self, item: Any) -> str:
+        """The ONNX value of a node argument, or a constant for a plain argument."""
+        if isinstance(item, Node):
+            return self.names[item]
+        array = np.asarray(item)
+        if array.dtype.kind not in "biuf":
+            raise ExportError(f"A constant {item!r} in the network is not numeric, so it cannot be exported.")
+        return self.g.const(array.astype(np.float64), "constant")
+
+    def ndim(self, item: Any) -> int:
+        return np.ndim(self.sample[item]) if isinstance(item, Node) else np.ndim(item)
+
+    def floats(self, item: Node) -> str:
+        """A node's value as floats of the graph's dtype (labels and codes are cast)."""
+        kind = np.asarray(self.sample[item]).dtype.kind
+        if kind in "biu":
+            return self.g.cast(self.names[item], self.g.dtype)
+        if kind != "f":
+            raise ExportError(f"{item!r} carries {np.asarray(self.sample[item]).dtype} values, not numbers.")
+        return self.names[item]
+
+    def matrix(self, item: Node) -> str:
+        """A node's value as a float matrix (a 1-D value becomes one column)."""
+        value = self.floats(item)
+        return self.g.as_column(value) if self.ndim(item) == 1 else value
+
+
+def concat(cx: Context, parts: list[str]) -> str:
+    return parts[0] if len(parts) == 1 else cx.g.op("Concat", parts, axis=1, hint="hcat")
+
+
+def _hcat(cx: Context, node: StaticNode) -> str:
+    if node.kwargs:
+        raise ExportError(f"hcat with keyword arguments {sorted(node.kwargs)} cannot be exported.")
+    parts = []
+    for arg in node.args:
+        if not isinstance(arg, Node):
+            raise ExportError("hcat of a constant table cannot be exported; pass only nodes.")
+        parts.append(cx.matrix(arg))
+    return concat(cx, parts)
+
+
+def sum_in_order(cx: Context, values: list[str]) -> str:
+    """``values[0] + values[1] + ...`` added left to right, as Python's ``sum`` and a loop of ``+`` do."""
+    total = values[0]
+    for value in values[1:]:
+        total = cx.g.op("Add", [total, value], hint="sum")
+    return total
+
+
+def _mean(cx: Context, node: StaticNode) -> str:
+    args = node.args
+    if len(args) == 1 and isinstance(args[0], (list, tuple)):
+        args = tuple(args[0])
+    values = [cx.floats(a) if isinstance(a, Node) else cx.value(a) for a in args]
+    return cx.g.op("Div", [sum_in_order(cx, values), cx.g.const(float(len(values)), "count")], hint="mean")
+
+
+def _binary(op_type: str) -> Callable[[Context, StaticNode], str]:
+    def lower_binary(cx: Context, node: StaticNode) -> str:
+        left, right = node.args
+        operands = [cx.floats(a) if isinstance(a, Node) else cx.value(a) for a in (left, right)]
+        return cx.g.op(op_type, operands, hint=op_type.lower())
+
+    return lower_binary
+
+
+def _neg(cx: Context, node: StaticNode) -> str:
+    return cx.g.op("Neg", [cx.floats(node.args[0])], hint="neg")
+
+
+def _getitem(cx: Context, node: StaticNode) -> str:
+    table, key = node.args
+    sample = cx.sample[table]
+    if not isinstance(sample, np.ndarray) or sample.ndim != 2:
+        raise ExportError(
+            f"Selection {key!r} on a {type(sample).__name__} cannot be exported; only column selection "
+            "on numpy matrices (x[:, j], x[:, a:b], x[:, [i, j]]) is supported."
+        )
+    if not (isinstance(key, tuple) and len(key) == 2 and key[0] == slice(None)):
+        raise ExportError(f"Selection {key!r} selects rows; only column selection x[:, ...] can be exported.")
+    columns = key[1]
+    g = cx.g
+    if isinstance(columns, (int, np.integer)):
+        return g.op("Gather", [cx.names[table], g.const(int(columns), "column")], axis=1, hint="column")
+    if isinstance(columns, slice):
+        indices = np.arange(sample.shape[1])[columns]
+    else:
+        indices = np.asarray(columns)
+        if indices.dtype == bool:
+            indices = np.flatnonzero(indices)
+        if indices.dtype.kind not in "iu":
+            raise ExportError(f"Column selection by {columns!r} cannot be exported; use integer positions.")
+    return g.op("Gather", [cx.names[table], g.const(indices.astype(np.int64), "columns")], axis=1, hint="columns")
+
+
+LOWERINGS: dict[Callable, Callable[[Context, StaticNode], str]] = {
+    library.hcat.__wrapped__: _hcat,
+    library.mean.__wrapped__: _mean,
+    operator.add: _binary("Add"),
+    operator.sub: _binary("Sub"),
+    operator.mul: _binary("Mul"),
+    operator.truediv: _binary("Div"),
+    operator.neg: _neg,
+    operator.getitem: _getitem,
+}
+
+
+def register_lowering(function: Callable) -> Callable:
+    """Decorator: ``lowering(cx, node) -> value`` becomes the ONNX form of static nodes applying ``function``.
+
+    Layers above the export (the recipes' own operations) register theirs
+    this way.
+    """
+
+    def decorate(lowering: Callable[[Context, StaticNode], str]) -> Callable:
+        LOWERINGS[function] = lowering
+        return lowering
+
+    return decorate
+
+
+def input_source(outputs: Mapping[str, Node]) -> Source:
+    """The one source the outputs are computed from (training-only sources excluded)."""
+    sources = {id(s): s for node in outputs.values() for s in node.sources()}
+    if len(sources) != 1:
+        names = sorted(s.name or "?" for s in sources.values())
+        raise ExportError(
+            f"An exported network must predict from exactly one source; these outputs need {len(sources)}: {names}."
+        )
+    return next(iter(sources.values()))
+
+
+def _dynamic(cx: Context, node: DynamicNode) -> str:
+    machine = node.machine
+    model = machine.fitted_model
+    converter = converter_for(model)
+    methods = converter.methods(model)
+    if node.operation not in methods:
+        raise ExportError(
+            f"{type(model).__name__}.{node.operation}() of machine {machine.name or '?'} cannot be exported; "
+            f"its converter exports {', '.join(methods) or 'nothing'}."
+        )
+    parent = node.parents[0]
+    x = cx.matrix(parent) if node.operation != "inverse_transform" or cx.ndim(parent) == 2 else cx.names[parent]
+    out = converter.convert(model, node.operation, cx.g, x)
+    if np.ndim(cx.sample[node]) == 1:
+        out = cx.g.as_vector(out)
+    return out
+
+
+def lower(g: GraphBuilder, outputs: Mapping[str, Node], x: str, sample: Any) -> tuple[dict[str, str], dict]:
+    """Add the nodes computing ``outputs`` from the input value ``x``.
+
+    Returns the ONNX value of each output and the native sample value of every node.
+
+    ``sample`` is input data (a few rows) on which the network is evaluated
+    natively to learn the shape and kind of every intermediate value.
+    """
+    source = input_source(outputs)
+    memo: dict[Node, Any] = {}
+    try:
+        for out in outputs.values():
+            evaluate(out, memo, {source: sample})
+    except Exception as exc:
+        raise ExportError(
+            f"The network could not be evaluated on the sample input ({type(exc).__name__}: {exc}). "
+            "Pass X_sample= with a few real rows."
+        ) from exc
+    names: dict[Node, str] = {source: x}
+    cx = Context(g, names, memo)
+    order: list[Node] = []
+    for out in outputs.values():
+        order.extend(n for n in out._ancestry() if n not in order)
+    for item in order:
+        if item in names:
+            continue
+        if isinstance(item, Source):
+            raise ExportError(f"Source {item.name!r} is needed to predict but is not the input source.")
+        if isinstance(item, DynamicNode):
+            names[item] = _dynamic(cx, item)
+        elif isinstance(item, StaticNode):
+            lowering = LOWERINGS.get(item.function)
+            if lowering is None:
+                raise ExportError(
+                    f"Static node {item.label!r} ({getattr(item.function, '__qualname__', item.function)!r}) "
+                    "has no ONNX lowering. Supported: hcat, mean, + - * /, negation, column selection, "
+                    "and the recipes' own operations."
+                )
+            names[item] = lowering(cx, item)
+        else:  # pragma: no cover - every node is one of the three kinds
+            raise ExportError(f"Unknown node kind {type(item).__name__}.")
+    return {name: names[node] for name, node in outputs.items()}, memo

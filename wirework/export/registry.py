@@ -1,0 +1,119 @@
+"""Which converter exports which model.
+
+A converter is registered for model classes with :func:`register`. Modules
+that know a library (``lightgbm``, ``xgboost``, scikit-learn's trees, the
+skl2onnx bridge) are imported only when a model of that library is exported,
+so ``import wirework`` never imports them.
+
+A converter's ``convert(model, method, g, x)`` adds to the
+:class:`~wirework.export.builder.GraphBuilder` ``g`` the nodes computing
+``model.<method>`` of the ``[N, n_features]`` matrix ``x`` (in ``g.dtype``)
+and returns the output value. Shapes follow scikit-learn: ``predict`` of a
+single-target model is 1-D, ``predict_proba`` is ``[N, n_classes]``, a
+classifier's ``predict`` gives its ``classes_`` values.
+"""
+
+from __future__ import annotations
+
+import importlib
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+
+from wirework.errors import ExportError
+
+__all__ = ["Converter", "register", "register_fallback", "converter_for", "PROVIDERS"]
+
+# top-level package of a model's class -> modules that register its converters
+PROVIDERS: dict[str, tuple[str, ...]] = {
+    "lightgbm": ("wirework.export.lightgbm",),
+    "xgboost": ("wirework.export.xgboost",),
+    "sklearn": ("wirework.export.sklearn_trees", "wirework.export.sklearn_other"),
+}
+
+
+def _n_features_in(model: Any) -> int:
+    n = getattr(model, "n_features_in_", None)
+    if n is None:
+        raise ExportError(f"{type(model).__name__} has no n_features_in_; is it fitted?")
+    return int(n)
+
+
+def _no_categories(model: Any) -> Mapping[int, np.ndarray]:
+    return {}
+
+
+@dataclass(frozen=True)
+class Converter:
+    """How to export one kind of model.
+
+    Attributes
+    ----------
+    convert : callable ``(model, method, g, x) -> str``
+        Adds the nodes of ``model.<method>(x)``; returns the output value.
+    methods : callable ``model -> tuple of str``
+        The methods this converter can export for this fitted model, the
+        main one first (``predict``; ``predict_proba`` for classifiers…).
+    n_features : callable ``model -> int``
+        Number of input columns.
+    categories : callable ``model -> {column: values}``
+        Columns the model reads as category codes, with the original
+        category values (code ``i`` is ``values[i]``); empty when none.
+    """
+
+    convert: Callable[[Any, str, Any, str], str]
+    methods: Callable[[Any], tuple[str, ...]]
+    n_features: Callable[[Any], int] = field(default=_n_features_in)
+    categories: Callable[[Any], Mapping[int, np.ndarray]] = field(default=_no_categories)
+
+
+_REGISTRY: dict[type, Converter] = {}
+_FALLBACKS: dict[str, Converter] = {}
+_loaded: set[str] = set()
+
+
+def register(*classes: type, **parts: Any) -> Callable:
+    """Decorator: register ``convert`` (plus ``methods=``, ``n_features=``, ``categories=``) for ``classes``."""
+
+    def decorate(convert: Callable) -> Callable:
+        converter = Converter(convert=convert, **parts)
+        for cls in classes:
+            _REGISTRY[cls] = converter
+        return convert
+
+    return decorate
+
+
+def register_fallback(package: str, converter: Converter) -> None:
+    """Use ``converter`` for models of ``package`` that no class-specific converter claims."""
+    _FALLBACKS[package] = converter
+
+
+def _load_providers(model: Any) -> None:
+    root = type(model).__module__.split(".")[0]
+    for module in PROVIDERS.get(root, ()):
+        if module not in _loaded:
+            try:
+                importlib.import_module(module)
+            except ModuleNotFoundError as exc:
+                if exc.name != module:
+                    raise
+            _loaded.add(module)
+
+
+def converter_for(model: Any) -> Converter:
+    """The converter of ``model``'s class (or of its nearest registered base class)."""
+    _load_providers(model)
+    for cls in type(model).__mro__:
+        if cls in _REGISTRY:
+            return _REGISTRY[cls]
+    root = type(model).__module__.split(".")[0]
+    if root in _FALLBACKS:
+        return _FALLBACKS[root]
+    raise ExportError(
+        f"No ONNX converter for {type(model).__module__}.{type(model).__qualname__}. "
+        "Supported: LightGBM, XGBoost and scikit-learn tree ensembles, and the scikit-learn "
+        "estimators that skl2onnx converts. Replace the model or export the network up to it."
+    )

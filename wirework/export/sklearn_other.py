@@ -1,0 +1,141 @@
+"""scikit-learn estimators that are not trees: skl2onnx's converters, embedded in our graph.
+
+Any scikit-learn estimator without a converter of ours goes to skl2onnx
+(in the graph's dtype, probabilities without ZipMap) and its nodes are copied
+into the graph being built. Tree ensembles never take this path: skl2onnx
+writes them with the deprecated ``TreeEnsembleRegressor/Classifier`` and
+float32 thresholds, so an unregistered tree model is refused instead.
+
+Ours, because skl2onnx has none that fits a learning network:
+``LabelEncoder.inverse_transform`` (the label decoding of stacks and
+averages), ``StandardScaler`` both ways (``inverse_transform`` is the last
+step of a target transform) and scikit-learn's own ``Pipeline`` (each step
+through its own converter, trees included).
+"""
+
+from __future__ import annotations
+
+import warnings
+from typing import Any
+
+import numpy as np
+from sklearn.base import is_classifier, is_regressor
+from sklearn.pipeline import Pipeline as SkPipeline
+from sklearn.preprocessing import LabelEncoder, StandardScaler
+
+from wirework.errors import ExportError
+from wirework.export.builder import ML_OPSET, OPSET, GraphBuilder
+from wirework.export.heads import class_values
+from wirework.export.registry import Converter, converter_for, register, register_fallback
+
+__all__: list[str] = []
+
+_TREE_MODULES = ("sklearn.tree", "sklearn.ensemble")
+
+
+def _methods(model: Any) -> tuple[str, ...]:
+    if is_classifier(model):
+        return ("predict", "predict_proba")
+    if is_regressor(model):
+        return ("predict",)
+    if hasattr(model, "transform"):
+        return ("transform",)
+    return ()
+
+
+def _skl2onnx(model: Any, g: GraphBuilder, x: str) -> dict[str, str]:
+    """Convert ``model`` with skl2onnx once per graph; its outputs by name."""
+    key = ("skl2onnx", id(model), x)
+    if key in g.memo:
+        return g.memo[key]
+    if type(model).__module__.startswith(_TREE_MODULES):
+        raise ExportError(
+            f"{type(model).__name__} has no TreeEnsemble converter in wirework, and skl2onnx would write "
+            "the deprecated tree operators with float32 thresholds. Use a supported tree model."
+        )
+    try:
+        from skl2onnx import convert_sklearn
+        from skl2onnx.common.data_types import DoubleTensorType, FloatTensorType
+    except ImportError as exc:  # pragma: no cover - part of the extra
+        raise ExportError("Exporting this scikit-learn estimator needs skl2onnx: pip install 'wirework[onnx]'.") from exc
+    tensor_type = DoubleTensorType if g.dtype == np.float64 else FloatTensorType
+    n_features = int(getattr(model, "n_features_in_", 0)) or None
+    options = {id(model): {"zipmap": False}} if is_classifier(model) else None
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            proto = convert_sklearn(
+                model,
+                initial_types=[("X", tensor_type([None, n_features]))],
+                target_opset={"": OPSET, "ai.onnx.ml": min(ML_OPSET, 3)},
+                options=options,
+            )
+    except Exception as exc:
+        raise ExportError(
+            f"skl2onnx cannot convert {type(model).__name__} in {g.dtype.name}: {type(exc).__name__}: {exc}"
+        ) from exc
+    outputs = g.embed(proto, {"X": x}, prefix=f"{type(model).__name__.lower()}_")
+    g.memo[key] = outputs
+    return outputs
+
+
+def _convert_fallback(model: Any, method: str, g: GraphBuilder, x: str) -> str:
+    outputs = _skl2onnx(model, g, x)
+    names = list(outputs)
+    if is_classifier(model):
+        wanted = {"predict": "label", "predict_proba": "probabilities"}.get(method)
+        if wanted not in outputs:
+            raise ExportError(f"skl2onnx gives no {method} for {type(model).__name__} (outputs {names}).")
+        return outputs[wanted]
+    if method not in _methods(model):
+        raise ExportError(f"Exporting {type(model).__name__}.{method}() is not supported; it offers {_methods(model)}.")
+    value = outputs[names[0]]
+    return g.as_vector(value) if method == "predict" else value
+
+
+register_fallback("sklearn", Converter(convert=_convert_fallback, methods=_methods))
+
+
+@register(LabelEncoder, methods=lambda model: ("inverse_transform", "transform"), n_features=lambda model: 1)
+def _convert_label_encoder(model: LabelEncoder, method: str, g: GraphBuilder, x: str) -> str:
+    classes = class_values(model.classes_)
+    if method == "inverse_transform":
+        index = g.cast(g.as_vector(x), np.int64)
+        if classes.dtype.kind == "i" and np.array_equal(classes, np.arange(len(classes))):
+            return index
+        table = g.const(classes, "classes", dtype=classes.dtype if classes.dtype.kind == "f" else None)
+        return g.op("Gather", [table, index], axis=0, hint="label")
+    raise ExportError("Exporting LabelEncoder.transform is not supported: feed encoded labels to the graph instead.")
+
+
+def _pipeline_methods(model: SkPipeline) -> tuple[str, ...]:
+    last = model.steps[-1][1]
+    return converter_for(last).methods(last) if last not in (None, "passthrough") else ("transform",)
+
+
+def _pipeline_features(model: SkPipeline) -> int:
+    first = next(step for _, step in model.steps if step not in (None, "passthrough"))
+    return converter_for(first).n_features(first)
+
+
+@register(SkPipeline, methods=_pipeline_methods, n_features=_pipeline_features)
+def _convert_pipeline(model: SkPipeline, method: str, g: GraphBuilder, x: str) -> str:
+    steps = [step for _, step in model.steps if step not in (None, "passthrough")]
+    for step in steps[:-1]:
+        x = converter_for(step).convert(step, "transform", g, x)
+    last = steps[-1]
+    return converter_for(last).convert(last, method, g, x)
+
+
+@register(StandardScaler, methods=lambda model: ("transform", "inverse_transform"))
+def _convert_standard_scaler(model: StandardScaler, method: str, g: GraphBuilder, x: str) -> str:
+    # the operations of StandardScaler itself: (x - mean) / scale, and x * scale + mean
+    mean = model.mean_ if model.with_mean else None
+    scale = model.scale_ if model.with_std else None
+    if method == "transform":
+        if mean is not None:
+            x = g.op("Sub", [x, g.const(mean, "mean")], hint="centred")
+        return g.op("Div", [x, g.const(scale, "scale")], hint="scaled") if scale is not None else x
+    if scale is not None:
+        x = g.op("Mul", [x, g.const(scale, "scale")], hint="unscaled")
+    return g.op("Add", [x, g.const(mean, "mean")], hint="uncentred") if mean is not None else x

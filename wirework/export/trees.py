@@ -1,0 +1,344 @@
+"""Tree ensembles as one ``TreeEnsemble`` node (``ai.onnx.ml`` opset 5).
+
+Converters describe each tree with a :class:`Tree` (flat arrays, one entry
+per split node, leaves numbered separately) and hand a list of them to
+:func:`tree_ensemble`, which checks them, encodes them in the operator's
+attributes and returns the output value ``[N, n_targets]``.
+
+Encoding rules, each a fact of the operator or of ONNX Runtime (>= 1.30):
+
+- ``nodes_modes``: 0 LEQ, 1 LT, 2 GTE, 3 GT, 4 EQ, 5 NEQ, 6 MEMBER; a
+  MEMBER node's set goes into ``membership_values``, the sets of all MEMBER
+  nodes in order, each followed by NaN. Members must be integers that fit in
+  int32 (ONNX Runtime's set path).
+- A tree that is a single leaf is written as one split whose two branches
+  are two leaves of the same value (a lone node is mis-routed by some
+  runtimes). A NEQ split is written as EQ with its branches swapped
+  (ONNX Runtime sends NaN to the true branch of NEQ whatever
+  ``nodes_missing_value_tracks_true`` says).
+- A leaf entry adds one weight to one target, so a tree whose leaves carry
+  several targets (a forest's class distribution) is given as one
+  :class:`Tree` per target, each with its ``target``.
+- ``post_transform`` (LOGISTIC, SOFTMAX) is applied by separate ONNX nodes
+  after the operator, in the graph's precision: ONNX Runtime 1.32 misreads
+  the operator's own attribute and computes it in float32.
+- ``float32`` graphs: each threshold is rounded to the float32 that gives
+  the same decision for every float32 input (down for LEQ and GT, up for LT
+  and GTE), so casting a float32 input to double in the native model and
+  comparing it there takes the same branch. Leaf weights are rounded to
+  nearest.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from enum import IntEnum
+from typing import Any
+
+import numpy as np
+
+from wirework.errors import ExportError
+from wirework.export.builder import ML_DOMAIN, GraphBuilder
+
+__all__ = [
+    "Mode",
+    "Aggregate",
+    "PostTransform",
+    "Tree",
+    "tree_ensemble",
+    "single_leaf",
+    "count_entries",
+    "logistic",
+    "softmax",
+]
+
+_INT32 = np.iinfo(np.int32)
+
+
+class Mode(IntEnum):
+    """Comparison of a split node: the branch is "true" when ``x <mode> split``."""
+
+    LEQ = 0
+    LT = 1
+    GTE = 2
+    GT = 3
+    EQ = 4
+    NEQ = 5
+    MEMBER = 6
+
+
+class Aggregate(IntEnum):
+    """How the leaves reached in every tree are combined per target."""
+
+    AVERAGE = 0
+    SUM = 1
+    MIN = 2
+    MAX = 3
+
+
+class PostTransform(IntEnum):
+    """Function applied to the aggregated scores."""
+
+    NONE = 0
+    SOFTMAX = 1
+    LOGISTIC = 2
+    SOFTMAX_ZERO = 3
+    PROBIT = 4
+
+
+@dataclass
+class Tree:
+    """One tree as flat arrays.
+
+    Split nodes are numbered ``0 .. n_nodes-1`` (node 0 is the root); leaves
+    ``0 .. n_leaves-1``. A child ``c >= 0`` is split node ``c``; a child
+    ``c < 0`` is leaf ``~c`` (that is ``-c - 1``).
+
+    Attributes
+    ----------
+    feature, mode, split : arrays of length n_nodes
+        Feature index, :class:`Mode` and threshold of each split node
+        (``split`` is ignored for MEMBER nodes).
+    true_child, false_child : int arrays of length n_nodes
+        Where the row goes when the comparison holds / does not hold.
+    missing_true : bool array of length n_nodes
+        Whether a NaN feature value goes to the true branch.
+    leaf_weight : float array of length n_leaves
+        Value each leaf adds to target ``target``.
+    members : dict of node index -> values
+        The set of each MEMBER node.
+    target : int
+        The target every leaf of this tree adds to.
+    """
+
+    feature: np.ndarray
+    mode: np.ndarray
+    split: np.ndarray
+    true_child: np.ndarray
+    false_child: np.ndarray
+    missing_true: np.ndarray
+    leaf_weight: np.ndarray
+    members: Mapping[int, np.ndarray] = field(default_factory=dict)
+    target: int = 0
+
+    @property
+    def n_nodes(self) -> int:
+        return len(self.feature)
+
+    @property
+    def n_leaves(self) -> int:
+        return len(self.leaf_weight)
+
+
+def single_leaf(value: Any, target: int = 0) -> Tree:
+    """A tree that is only a leaf of ``value``, added to ``target``."""
+    return Tree(
+        feature=np.zeros(0, np.int64),
+        mode=np.zeros(0, np.uint8),
+        split=np.zeros(0),
+        true_child=np.zeros(0, np.int64),
+        false_child=np.zeros(0, np.int64),
+        missing_true=np.zeros(0, bool),
+        leaf_weight=np.asarray([value], dtype=np.float64),
+        target=target,
+    )
+
+
+def _as_encoded(tree: Tree) -> Tree:
+    """``tree`` as ONNX Runtime reads it right.
+
+    A lone leaf becomes a split with two equal leaves. A NEQ node becomes an
+    EQ node with its branches swapped: ONNX Runtime (1.32) sends NaN to the
+    true branch of a NEQ node even when ``missing_value_tracks_true`` is 0.
+    """
+    if tree.n_nodes:
+        neq = np.asarray(tree.mode) == Mode.NEQ
+        if not neq.any():
+            return tree
+        return Tree(
+            feature=tree.feature,
+            mode=np.where(neq, Mode.EQ, tree.mode).astype(np.uint8),
+            split=tree.split,
+            true_child=np.where(neq, tree.false_child, tree.true_child),
+            false_child=np.where(neq, tree.true_child, tree.false_child),
+            missing_true=np.where(neq, ~np.asarray(tree.missing_true, bool), tree.missing_true),
+            leaf_weight=tree.leaf_weight,
+            members=tree.members,
+            target=tree.target,
+        )
+    if tree.n_leaves != 1:
+        raise ExportError(f"A tree without split nodes must have exactly one leaf. Received {tree.n_leaves}.")
+    weight = np.asarray(tree.leaf_weight, dtype=np.float64)
+    return Tree(
+        feature=np.zeros(1, np.int64),
+        mode=np.array([Mode.LEQ], np.uint8),
+        split=np.zeros(1),
+        true_child=np.array([-1]),
+        false_child=np.array([-2]),
+        missing_true=np.ones(1, bool),
+        leaf_weight=np.concatenate([weight, weight]),
+        target=tree.target,
+    )
+
+
+def _check(tree: Tree, index: int, n_features: int, n_targets: int) -> None:
+    n, leaves = tree.n_nodes, tree.n_leaves
+    for name in ("mode", "split", "true_child", "false_child", "missing_true"):
+        if len(getattr(tree, name)) != n:
+            raise ExportError(f"Tree {index}: {name} has {len(getattr(tree, name))} entries for {n} split nodes.")
+    children = np.concatenate([tree.true_child, tree.false_child]).astype(np.int64)
+    bad = children[(children >= n) | (children < -leaves)]
+    if bad.size:
+        raise ExportError(f"Tree {index}: child {int(bad[0])} points outside its {n} nodes and {leaves} leaves.")
+    if n and (tree.feature.min() < 0 or tree.feature.max() >= n_features):
+        raise ExportError(
+            f"Tree {index} splits on feature {int(tree.feature.max())}, but the input has {n_features} features."
+        )
+    modes = np.asarray(tree.mode)
+    if modes.size and (modes.max() > Mode.MEMBER):
+        raise ExportError(f"Tree {index}: unknown split mode {int(modes.max())}.")
+    if np.ndim(tree.leaf_weight) != 1:
+        raise ExportError(f"Tree {index}: leaf_weight must be 1-D (one Tree per target). Received shape "
+                          f"{np.shape(tree.leaf_weight)}.")
+    if not 0 <= tree.target < n_targets:
+        raise ExportError(f"Tree {index} writes to target {tree.target}, but the ensemble has {n_targets} targets.")
+    for node in np.flatnonzero(modes == Mode.MEMBER):
+        values = np.asarray(tree.members.get(int(node), ()), dtype=np.float64)
+        if values.size == 0:
+            raise ExportError(f"Tree {index}, node {node}: a set-membership split needs a non-empty set.")
+        if not np.all(np.isfinite(values)) or np.any(values != np.round(values)):
+            raise ExportError(
+                f"Tree {index}, node {node}: set members must be integer category codes. Received {values[:5]}."
+            )
+        if values.min() < _INT32.min or values.max() > _INT32.max:
+            raise ExportError(f"Tree {index}, node {node}: set members must fit in int32 (ONNX Runtime's set path).")
+
+
+def _float32_threshold(split: np.ndarray, mode: np.ndarray) -> np.ndarray:
+    """Thresholds as float32 that keep every float32 input on the same branch."""
+    split = np.asarray(split, dtype=np.float64)
+    with np.errstate(over="ignore"):
+        nearest = split.astype(np.float32)  # beyond float32's range: +-inf, then stepped back below
+        above = nearest.astype(np.float64) > split
+        below = nearest.astype(np.float64) < split
+    down = np.where(above, np.nextafter(nearest, np.float32(-np.inf)), nearest)
+    up = np.where(below, np.nextafter(nearest, np.float32(np.inf)), nearest)
+    round_down = (mode == Mode.LEQ) | (mode == Mode.GT)
+    round_up = (mode == Mode.LT) | (mode == Mode.GTE)
+    inexact = (above | below) & ((mode == Mode.EQ) | (mode == Mode.NEQ))
+    if np.any(inexact):
+        raise ExportError("An equality split's threshold has no exact float32 value. Export with dtype='float64'.")
+    return np.where(round_down, down, np.where(round_up, up, nearest)).astype(np.float32)
+
+
+def tree_ensemble(
+    g: GraphBuilder,
+    x: str,
+    trees: Sequence[Tree],
+    *,
+    n_features: int,
+    n_targets: int = 1,
+    aggregate: Aggregate = Aggregate.SUM,
+    post_transform: PostTransform = PostTransform.NONE,
+    hint: str = "trees",
+) -> str:
+    """Add one ``TreeEnsemble`` node over the matrix ``x``; returns its ``[N, n_targets]`` output."""
+    if not trees:
+        raise ExportError("A tree ensemble needs at least one tree. Received none.")
+    encoded = [_as_encoded(t) for t in trees]
+    for i, tree in enumerate(encoded):
+        _check(tree, i, n_features, n_targets)
+
+    features, modes, splits, true_ids, false_ids, true_leafs, false_leafs, missing = ([] for _ in range(8))
+    roots, leaf_targets, leaf_weights, members = [], [], [], []
+    node_offset = leaf_offset = 0
+    for tree in encoded:
+        leaf_start = leaf_offset + np.arange(tree.n_leaves)
+        leaf_targets.append(np.full(tree.n_leaves, tree.target))
+        leaf_weights.append(np.asarray(tree.leaf_weight, dtype=np.float64))
+        roots.append(node_offset)
+        for child, ids, leafs in ((tree.true_child, true_ids, true_leafs), (tree.false_child, false_ids, false_leafs)):
+            child = np.asarray(child, dtype=np.int64)
+            is_leaf = child < 0
+            leafs.append(is_leaf.astype(np.int64))
+            ids.append(np.where(is_leaf, leaf_start[np.where(is_leaf, ~child, 0)], child + node_offset))
+        features.append(np.asarray(tree.feature, dtype=np.int64))
+        modes.append(np.asarray(tree.mode, dtype=np.uint8))
+        splits.append(np.asarray(tree.split, dtype=np.float64))
+        missing.append(np.asarray(tree.missing_true, dtype=np.int64))
+        for node in np.flatnonzero(np.asarray(tree.mode) == Mode.MEMBER):
+            members.extend(np.asarray(tree.members[int(node)], dtype=np.float64).tolist())
+            members.append(np.nan)
+        node_offset += tree.n_nodes
+        leaf_offset += tree.n_leaves
+
+    mode = np.concatenate(modes)
+    split = np.concatenate(splits)
+    split = np.where(mode == Mode.MEMBER, 0.0, split)
+    if g.dtype == np.float32:
+        split = _float32_threshold(split, mode)
+    onnx = g.onnx
+    tensor = onnx.numpy_helper.from_array
+    attributes: dict[str, Any] = dict(
+        n_targets=int(n_targets),
+        aggregate_function=int(aggregate),
+        post_transform=int(PostTransform.NONE),
+        tree_roots=roots,
+        nodes_featureids=np.concatenate(features).tolist(),
+        nodes_modes=tensor(mode),
+        nodes_splits=tensor(split.astype(g.dtype)),
+        nodes_truenodeids=np.concatenate(true_ids).tolist(),
+        nodes_trueleafs=np.concatenate(true_leafs).tolist(),
+        nodes_falsenodeids=np.concatenate(false_ids).tolist(),
+        nodes_falseleafs=np.concatenate(false_leafs).tolist(),
+        nodes_missing_value_tracks_true=np.concatenate(missing).tolist(),
+        leaf_targetids=np.concatenate(leaf_targets).astype(np.int64).tolist(),
+        leaf_weights=tensor(np.concatenate(leaf_weights).astype(g.dtype)),
+    )
+    if members:
+        attributes["membership_values"] = tensor(np.asarray(members, dtype=g.dtype))
+    scores = g.op("TreeEnsemble", [x], domain=ML_DOMAIN, hint=hint, **attributes)
+    return _post_transform(g, scores, PostTransform(post_transform))
+
+
+def logistic(g: GraphBuilder, scores: str) -> str:
+    """``1 / (1 + exp(-scores))``, elementwise, in the graph's precision."""
+    one = g.const(np.ones(1), "one")
+    exp = g.op("Exp", [g.op("Neg", [scores], hint="neg")], hint="exp")
+    return g.op("Div", [one, g.op("Add", [one, exp], hint="denominator")], hint="probability")
+
+
+def softmax(g: GraphBuilder, scores: str) -> str:
+    """Row-wise ``exp(s - max) / sum(exp(s - max))``, as LightGBM, XGBoost and scikit-learn compute it."""
+    axis = g.const([1], "axis")
+    top = g.op("ReduceMax", [scores, axis], keepdims=1, hint="row_max")
+    exp = g.op("Exp", [g.op("Sub", [scores, top], hint="shifted")], hint="exp")
+    total = g.op("ReduceSum", [exp, axis], keepdims=1, hint="row_sum")
+    return g.op("Div", [exp, total], hint="probabilities")
+
+
+def _post_transform(g: GraphBuilder, scores: str, transform: PostTransform) -> str:
+    # Written as separate nodes, never as the operator's attribute: ONNX Runtime 1.32 reads that
+    # attribute off by one (1 gives LOGISTIC, 2 SOFTMAX), skips LOGISTIC for a single target and
+    # computes it in float32 precision even for double inputs.
+    if transform == PostTransform.NONE:
+        return scores
+    if transform == PostTransform.LOGISTIC:
+        return logistic(g, scores)
+    if transform == PostTransform.SOFTMAX:
+        return softmax(g, scores)
+    raise ExportError(f"post_transform {transform.name} is not supported; apply it with ONNX operators instead.")
+
+
+def count_entries(model: Any) -> int:
+    """Node plus leaf entries of every ``TreeEnsemble`` node in a ``ModelProto`` (a size measure)."""
+    total = 0
+    for node in model.graph.node:
+        if node.op_type == "TreeEnsemble":
+            for attribute in node.attribute:
+                if attribute.name == "nodes_featureids":
+                    total += len(attribute.ints)
+                elif attribute.name == "leaf_targetids":
+                    total += len(attribute.ints)
+    return total
