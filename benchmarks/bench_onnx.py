@@ -1,0 +1,225 @@
+"""ONNX export of a LightGBM model: size, conversion time, parity and latency against native and onnxmltools.
+
+Run with ``python benchmarks/bench_onnx.py [--rounds 15]``; prints a Markdown table.
+
+The model is the one of issue 5's acceptance 1: ``LGBMRegressor`` with 200
+trees of 31 leaves on 19 numeric features (3 with NaN) and one 40-level
+pandas categorical with missing values, trained on 5,000 rows.
+
+Candidates, all on one thread:
+
+- native: ``Booster.predict(X, num_threads=1)`` on a float64 numpy matrix
+  whose categorical column holds the category codes (NaN when missing). It
+  is LightGBM's fastest Python path: the sklearn wrapper's ``predict`` on a
+  DataFrame adds pandas conversion on top.
+- wirework: ``ww.to_onnx(model)`` (float64 and float32), ONNX Runtime with
+  ``intra_op_num_threads = inter_op_num_threads = 1``.
+- onnxmltools: ``onnxmltools.convert_lightgbm(model, initial_types=[("X",
+  DoubleTensorType([None, 20]))], zipmap=False)`` (it writes a float32
+  ``TreeEnsembleRegressor`` either way). It cannot read pandas categories:
+  it is given the same booster and the same code matrix; it writes each
+  categorical split as a chain of equality nodes.
+
+Latency: candidates are interleaved in rounds; each round times every
+candidate on the same batch, and the reported ratio is the median over
+rounds of the per-round ratios.
+"""
+
+from __future__ import annotations
+
+import argparse
+import datetime
+import statistics
+import subprocess
+import sys
+import time
+import warnings
+
+import lightgbm
+import numpy as np
+import onnxruntime as ort
+import pandas as pd
+
+import wirework as ww
+from wirework.export.trees import count_entries
+
+N_CATS = 40
+
+
+def make_model(seed: int = 0) -> tuple[lightgbm.LGBMRegressor, np.ndarray]:
+    """The acceptance-1 model and its training rows as a code matrix."""
+    rng = np.random.default_rng(seed)
+    n = 5000
+    X = pd.DataFrame(rng.normal(size=(n, 19)), columns=[f"f{i}" for i in range(19)])
+    for c in ("f0", "f1", "f2"):
+        X.loc[rng.random(n) < 0.15, c] = np.nan
+    levels = [f"level{i:02d}" for i in range(N_CATS)]
+    X["cat"] = pd.Categorical(rng.choice(levels, n), categories=levels)
+    X.loc[rng.random(n) < 0.1, "cat"] = np.nan
+    y = X["f3"] + np.nan_to_num(X["f0"], nan=2.0) * X["f4"] + (X["cat"].cat.codes % 7) * 0.3
+    y = y + 0.1 * rng.normal(size=n)
+    model = lightgbm.LGBMRegressor(n_estimators=200, num_leaves=31, n_jobs=1, verbose=-1).fit(X, y)
+    codes = X.copy()
+    codes["cat"] = X["cat"].cat.codes.astype(float).replace(-1, np.nan)
+    return model, codes.to_numpy(np.float64)
+
+
+def threshold_rows(model: lightgbm.LGBMRegressor, n_rows: int, rng: np.random.Generator) -> np.ndarray:
+    """Rows whose numeric features sit on split thresholds or one float64 step beside them."""
+    values: dict[int, set] = {}
+    stack = [t["tree_structure"] for t in model.booster_.dump_model()["tree_info"]]
+    while stack:
+        node = stack.pop()
+        if "leaf_value" in node:
+            continue
+        stack.extend((node["left_child"], node["right_child"]))
+        if node["decision_type"] == "<=":
+            t = float(node["threshold"])
+            t = np.inf if t >= 1e300 else t
+            values.setdefault(node["split_feature"], set()).update((t, np.nextafter(t, -np.inf), np.nextafter(t, np.inf)))
+    rows = rng.normal(size=(n_rows, 20))
+    for f, v in values.items():
+        rows[:, f] = rng.choice(np.array(sorted(v)), n_rows)
+    rows[:, 19] = rng.integers(0, N_CATS, n_rows)
+    return rows
+
+
+def session(model_proto) -> ort.InferenceSession:
+    options = ort.SessionOptions()
+    options.intra_op_num_threads = 1
+    options.inter_op_num_threads = 1
+    return ort.InferenceSession(model_proto.SerializeToString(), options, providers=["CPUExecutionProvider"])
+
+
+def peer_model(model):
+    """The same model converted by onnxmltools (None when it is not installed)."""
+    try:
+        import onnxmltools
+        from onnxmltools.convert.common.data_types import DoubleTensorType
+    except ImportError:
+        return None, float("nan")
+    start = time.perf_counter()
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        converted = onnxmltools.convert_lightgbm(model, initial_types=[("X", DoubleTensorType([None, 20]))], zipmap=False)
+    return converted, time.perf_counter() - start
+
+
+def tree_entries(model_proto) -> int:
+    """Split nodes plus leaves of every tree operator (TreeEnsemble, or the older TreeEnsembleRegressor)."""
+    total = count_entries(model_proto)
+    for node in model_proto.graph.node:
+        if node.op_type == "TreeEnsembleRegressor":  # one entry per node, leaves included
+            total += len(next(a for a in node.attribute if a.name == "nodes_featureids").ints)
+    return total
+
+
+def runner(sess: ort.InferenceSession, dtype) -> callable:
+    name = sess.get_inputs()[0].name
+    elem = np.float32 if sess.get_inputs()[0].type == "tensor(float)" else np.float64
+
+    def run(X: np.ndarray) -> np.ndarray:
+        return sess.run(None, {name: X if X.dtype == elem else X.astype(elem)})[0]
+
+    return run
+
+
+def timed(fn, X: np.ndarray, repeats: int) -> float:
+    start = time.perf_counter()
+    for _ in range(repeats):
+        fn(X)
+    return (time.perf_counter() - start) / repeats
+
+
+def latency(candidates: dict, batches: dict, rounds: int) -> dict:
+    """Per batch size: seconds per call of each candidate in each round."""
+    out = {}
+    for batch, (X, repeats) in batches.items():
+        for fn in candidates.values():
+            fn(X)  # warm-up
+        per_round = {name: [] for name in candidates}
+        for _ in range(rounds):
+            for name, fn in candidates.items():
+                per_round[name].append(timed(fn, X, repeats))
+        out[batch] = per_round
+    return out
+
+
+def median_ratio(a: list, b: list) -> float:
+    return statistics.median(x / y for x, y in zip(a, b))
+
+
+def main(rounds: int) -> None:
+    model, train = make_model()
+    booster = model.booster_
+    rng = np.random.default_rng(1)
+    random_rows = rng.normal(size=(10_000, 20))
+    random_rows[:, 19] = rng.integers(0, N_CATS, 10_000)
+    random_rows[rng.random(10_000) < 0.1, 0] = np.nan
+    on_thresholds = threshold_rows(model, 10_000, rng)
+
+    start = time.perf_counter()
+    ours = ww.to_onnx(model)
+    ours_seconds = time.perf_counter() - start
+    ours32 = ww.to_onnx(model, dtype="float32")
+    peer, peer_seconds = peer_model(model)
+
+    def native(X):
+        return booster.predict(X, num_threads=1)
+
+    candidates = {"native": native, "wirework": runner(session(ours), np.float64),
+                  "wirework_f32": runner(session(ours32), np.float32)}
+    if peer is not None:
+        candidates["onnxmltools"] = runner(session(peer), np.float64)
+
+    def max_diff(name, X):
+        if name not in candidates:
+            return float("nan")
+        ref = native(X.astype(np.float32).astype(np.float64) if name == "wirework_f32" else X)
+        return float(np.max(np.abs(np.ravel(candidates[name](X)).astype(np.float64) - ref)))
+
+    batch_rows = np.vstack([random_rows, on_thresholds])
+    batches = {1: (batch_rows[:1], 400), 100: (batch_rows[:100], 100), 10_000: (batch_rows[:10_000], 3)}
+    times = latency(candidates, batches, rounds)
+
+    commit = subprocess.run(["git", "rev-parse", "--short", "HEAD"], capture_output=True, text=True).stdout.strip()
+    print(f"Measured {datetime.date.today()} at commit {commit}: Python {sys.version.split()[0]}, "
+          f"lightgbm {lightgbm.__version__}, onnxruntime {ort.__version__}, numpy {np.__version__}"
+          + (f", onnxmltools {__import__('onnxmltools').__version__}" if peer is not None else "")
+          + f"; {rounds} rounds.\n")
+    size = lambda m: len(m.SerializeToString()) / 1024  # noqa: E731
+    rows = [
+        ("node + leaf entries", f"{tree_entries(ours):,}", f"{tree_entries(peer):,}" if peer else "–", "≤ 12,200"),
+        ("file size (KB)", f"{size(ours):.0f}", f"{size(peer):.0f}" if peer else "–", "≤ 320"),
+        ("conversion time (s)", f"{ours_seconds:.2f}", f"{peer_seconds:.2f}", "≤ 1"),
+        ("max abs diff, random rows", f"{max_diff('wirework', random_rows):.3g}",
+         f"{max_diff('onnxmltools', random_rows):.3g}", "0"),
+        ("max abs diff, threshold rows", f"{max_diff('wirework', on_thresholds):.3g}",
+         f"{max_diff('onnxmltools', on_thresholds):.3g}", "0"),
+        ("max abs diff, float32 export (threshold rows)", f"{max_diff('wirework_f32', on_thresholds):.3g}", "",
+         "≤ 1e-5"),
+    ]
+    targets = {1: "≤ 0.30×", 100: "≤ 0.85×", 10_000: "≤ 0.95×"}
+    for batch, per_round in times.items():
+        ms = {k: statistics.median(v) * 1e3 for k, v in per_round.items()}
+        ratio = median_ratio(per_round["wirework"], per_round["native"])
+        peer_ratio = median_ratio(per_round["onnxmltools"], per_round["native"]) if peer is not None else float("nan")
+        rows.append((f"latency vs native, batch {batch:,}", f"{ratio:.2f}× ({ms['wirework']:.3f} ms)",
+                     f"{peer_ratio:.2f}× ({ms.get('onnxmltools', float('nan')):.3f} ms)",
+                     f"{targets[batch]} (native {ms['native']:.3f} ms)"))
+    for batch, per_round in times.items():
+        if peer is not None:
+            rows.append((f"wirework / onnxmltools time, batch {batch:,}",
+                         f"{median_ratio(per_round['wirework'], per_round['onnxmltools']):.2f}× (float64); "
+                         f"{median_ratio(per_round['wirework_f32'], per_round['onnxmltools']):.2f}× (float32)", "",
+                         "≤ 1.00×"))
+    print("| measure | wirework | onnxmltools | target |")
+    print("| --- | ---: | ---: | --- |")
+    for row in rows:
+        print("| " + " | ".join(row) + " |")
+
+
+if __name__ == "__main__":
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--rounds", type=int, default=15)
+    main(parser.parse_args().rounds)
