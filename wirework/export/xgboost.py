@@ -1,7 +1,7 @@
 """XGBoost models as one ``TreeEnsemble`` node computed in float32, as XGBoost computes.
 
 Exports ``XGBRegressor``, ``XGBClassifier`` (and their random-forest
-variants) and a raw ``xgboost.Booster`` with the ``gbtree`` booster. The
+variants) and a raw ``xgboost.Booster`` with the ``gbtree`` or ``dart`` booster. The
 trees are read from ``booster.save_raw("json")``, whose numbers are the
 shortest decimals that round-trip XGBoost's float32 thresholds and leaf
 values, so every float32 is recovered exactly. The prediction follows
@@ -44,11 +44,14 @@ XGBoost's CPU predictor (XGBoost 2 and 3):
    5,000 (so probabilities agree within ``6e-8``; margins, regression
    outputs and labels agree exactly, except a binary label whose probability
    is within one step of 0.5).
-7. A float64 graph returns these float32 results cast to float64, which is
+7. ``dart``: XGBoost adds ``((base + leaf) - base) * weight_drop[tree]`` in
+   float32 for every tree; each leaf of the file holds that float32 value,
+   so ``dart`` models are bit-exact too.
+8. A float64 graph returns these float32 results cast to float64, which is
    what ``predict`` returns (a float32 array) read as float64.
 
-Refused with :class:`~wirework.errors.ExportError`: ``gblinear`` and
-``dart`` boosters, vector-leaf trees (``multi_strategy="multi_output_tree"``),
+Refused with :class:`~wirework.errors.ExportError`: the ``gblinear``
+booster, vector-leaf trees (``multi_strategy="multi_output_tree"``),
 objectives other than those above (ranking, ``survival:aft``,
 ``binary:hinge``…), and a scikit-learn model whose ``missing`` is not NaN.
 A raw ``Booster`` is assumed to be fed NaN as missing, as ``DMatrix`` and
@@ -111,12 +114,17 @@ class _Model:
     base: np.ndarray  # float32 base margin per group
     objective: str
     n_features: int
-    categorical: list[int]
-    cats: Mapping | None
+    weights: np.ndarray | None  # dart: the float32 weight of each tree
 
 
 def _learner(booster: xgboost.Booster) -> Mapping:
     return json.loads(bytes(booster.save_raw("json")))["learner"]
+
+
+def _body(learner: Mapping) -> Mapping:
+    """The ``gbtree`` model inside the learner (a ``dart`` booster wraps one)."""
+    gbm = learner["gradient_booster"]
+    return gbm["gbtree"]["model"] if gbm["name"] == "dart" else gbm.get("model", {})
 
 
 def _iterations(model: Any) -> int | None:
@@ -149,20 +157,16 @@ def _read(model: Any) -> _Model:
             "XGBoost's gblinear booster is a linear model, not trees; it cannot be exported. "
             "Use booster='gbtree', or export a scikit-learn linear model instead."
         )
-    if gbm["name"] == "dart":
-        raise ExportError(
-            "XGBoost's dart booster is not supported: its trees are scaled by dropout weights in a float32 "
-            "order the export does not reproduce. Use booster='gbtree'."
-        )
-    if gbm["name"] != "gbtree":
-        raise ExportError(f"Unknown XGBoost booster {gbm['name']!r}. Only 'gbtree' is supported.")
+    if gbm["name"] not in ("gbtree", "dart"):
+        raise ExportError(f"Unknown XGBoost booster {gbm['name']!r}. Supported: 'gbtree' and 'dart'.")
     if objective not in _IDENTITY | _EXP | _LOGISTIC | _SOFTMAX:
         raise ExportError(
             f"XGBoost objective {objective!r} is not supported. Supported: "
             f"{', '.join(sorted(_IDENTITY | _EXP | _LOGISTIC | _SOFTMAX))}."
         )
-    body = gbm["model"]
+    body = _body(learner)
     trees, groups = list(body["trees"]), [int(v) for v in body["tree_info"]]
+    weights = np.asarray(gbm["weight_drop"], _F32) if gbm["name"] == "dart" else None
     for tree in trees:
         if int(tree["tree_param"].get("size_leaf_vector", "1")) > 1:
             raise ExportError(
@@ -175,12 +179,11 @@ def _read(model: Any) -> _Model:
         if indptr is None or stop >= len(indptr):
             raise ExportError(f"Cannot find the trees of the first {stop} iterations (best_iteration) in the model.")
         trees, groups = trees[: indptr[stop]], groups[: indptr[stop]]
+        weights = None if weights is None else weights[: indptr[stop]]
     base = _base_margin(booster, body)
     param = learner["learner_model_param"]
     n_features = int(param["num_feature"])
-    types = list(learner.get("feature_types") or [])
-    categorical = [i for i, kind in enumerate(types) if kind == "c"]
-    return _Model(trees, groups, len(base), base, objective, n_features, categorical, body.get("cats"))
+    return _Model(trees, groups, len(base), base, objective, n_features, weights)
 
 
 def _base_margin(booster: xgboost.Booster, body: Mapping) -> np.ndarray:
@@ -191,19 +194,16 @@ def _base_margin(booster: xgboost.Booster, body: Mapping) -> np.ndarray:
     """
     n_iterations = max(len(body.get("iteration_indptr") or [0]) - 1, 0)
     first = booster[0:1] if n_iterations else booster
-    learner = _learner(first)
-    for tree in learner["gradient_booster"]["model"]["trees"]:
+    document = json.loads(bytes(first.save_raw("json")))
+    learner = document["learner"]
+    for tree in _body(learner)["trees"]:
         left = tree["left_children"]
         tree["split_conditions"] = [0.0 if child == -1 else v for child, v in zip(left, tree["split_conditions"])]
         tree["base_weights"] = [0.0] * len(tree["base_weights"])
-    zeroed = xgboost.Booster(model_file=bytearray(json.dumps({"learner": learner, "version": _version(first)}), "utf8"))
+    zeroed = xgboost.Booster(model_file=bytearray(json.dumps(document), "utf8"))
     n = int(learner["learner_model_param"]["num_feature"])
     margin = zeroed.inplace_predict(np.full((1, n), np.nan, np.float32), predict_type="margin")
     return np.asarray(margin, dtype=_F32).reshape(-1)
-
-
-def _version(booster: xgboost.Booster) -> list:
-    return json.loads(bytes(booster.save_raw("json")))["version"]
 
 
 # -- trees -------------------------------------------------------------------
@@ -276,7 +276,12 @@ def _tree(raw: Mapping, target: int) -> Tree:
 def _all_trees(m: _Model) -> list[Tree]:
     """The base margin of each group as a first single-leaf tree, then every tree in model order."""
     out = [single_leaf(float(b), k) for k, b in enumerate(m.base)]
-    out.extend(_tree(raw, group) for raw, group in zip(m.trees, m.groups))
+    for i, (raw, group) in enumerate(zip(m.trees, m.groups)):
+        tree = _tree(raw, group)
+        if m.weights is not None:  # rule 7: what dart adds for each leaf, in float32
+            base, leaf = m.base[group], np.asarray(tree.leaf_weight, _F32)
+            tree.leaf_weight = (((base + leaf) - base) * m.weights[i]).astype(np.float64)
+        out.append(tree)
     return out
 
 
@@ -307,7 +312,7 @@ def categories(model: Any) -> dict[int, np.ndarray]:
     """
     learner = _learner(_booster(model))
     types = list(learner.get("feature_types") or [])
-    body = learner["gradient_booster"].get("model", learner["gradient_booster"])
+    body = _body(learner)
     cats = body.get("cats") or {}
     encoded = cats.get("enc") or []
     out: dict[int, np.ndarray] = {}
