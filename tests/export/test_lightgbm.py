@@ -377,3 +377,13 @@ def test_to_onnx_feeds_pandas_categories_with_unseen_levels(layout):
     options.intra_op_num_threads = 1
     session = ort.InferenceSession(onnx_model.SerializeToString(), options, providers=["CPUExecutionProvider"])
     np.testing.assert_array_equal(session.run(None, feed(onnx_model, test))[0], model.predict(test))
+
+
+def test_categories_refuse_an_ambiguous_mix_of_integer_and_pandas_categoricals():
+    rng = np.random.default_rng(6)
+    X = pd.DataFrame({"a": rng.normal(size=600), "code": rng.integers(0, 5, 600)})
+    X["cat"] = pd.Categorical(rng.choice(["x", "y", "z"], 600))
+    model = lightgbm.LGBMRegressor(n_estimators=5, n_jobs=1, verbose=-1, min_child_samples=5)
+    model.fit(X, X["a"] + X["code"], categorical_feature=["code", "cat"])
+    with pytest.raises(ExportError, match=r"2 categorical features \(\[1, 2\]\) but 1 pandas categorical"):
+        categories(model)

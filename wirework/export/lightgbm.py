@@ -301,18 +301,12 @@ def n_features(model: Any) -> int:
     return int(_booster(model).num_feature())
 
 
-def _categorical_columns(dump: Mapping) -> list[int]:
+def _categorical_columns(booster: lightgbm.Booster) -> list[int]:
+    """Features whose ``feature_infos`` list category values (the dump of one iteration is enough)."""
+    dump = booster.dump_model(num_iteration=1)
     infos = dump.get("feature_infos", {})
     names = dump.get("feature_names", [])
-    columns = {i for i, name in enumerate(names) if isinstance(infos.get(name), Mapping) and infos[name].get("values")}
-    stack = [info["tree_structure"] for info in dump["tree_info"]]
-    while stack:
-        node = stack.pop()
-        if "leaf_value" not in node:
-            if node["decision_type"] == "==":
-                columns.add(int(node["split_feature"]))
-            stack.extend((node["left_child"], node["right_child"]))
-    return sorted(columns)
+    return [i for i, name in enumerate(names) if isinstance(infos.get(name), Mapping) and infos[name].get("values")]
 
 
 def categories(model: Any) -> dict[int, np.ndarray]:
@@ -327,7 +321,7 @@ def categories(model: Any) -> dict[int, np.ndarray]:
     pandas_categorical = getattr(booster, "pandas_categorical", None)
     if not pandas_categorical:
         return {}
-    columns = _categorical_columns(booster.dump_model())
+    columns = _categorical_columns(booster)
     if len(columns) != len(pandas_categorical):
         raise ExportError(
             f"The LightGBM model has {len(columns)} categorical features ({columns}) but "
