@@ -75,6 +75,17 @@ def _n_features(obj: Any, sample: Any) -> int:
     return int(n)
 
 
+def _bound_sample(outputs: dict) -> Any:
+    """A few rows of the data bound to the network's input source, if it still holds some."""
+    from wirework.export.network import input_source
+    from wirework.graph.data import n_rows, take_rows
+
+    data = input_source(outputs).data
+    if data is None:
+        return None
+    return take_rows(data, np.arange(min(5, n_rows(data))))
+
+
 def _column_names(obj: Any, sample: Any, n: int) -> list[str]:
     if isinstance(sample, pd.DataFrame):
         return [str(c) for c in sample.columns]
@@ -84,11 +95,12 @@ def _column_names(obj: Any, sample: Any, n: int) -> list[str]:
     return [f"x{i}" for i in range(n)]
 
 
-def _elem_dtype(g: GraphBuilder, value: Any) -> tuple[np.dtype, int]:
+def _kind_of_value(g: GraphBuilder, value: Any) -> tuple[np.dtype, list]:
+    """Element type and shape of an output, from its native value on the sample."""
     array = np.asarray(value)
     kind = array.dtype.kind
     dtype = g.dtype if kind == "f" else np.dtype(np.int64) if kind in "biu" else np.dtype(object)
-    return dtype, array.ndim
+    return dtype, [None] * array.ndim
 
 
 def _input_section(g: GraphBuilder, layout: str, names: list[str], categories: dict[int, np.ndarray]) -> str:
@@ -202,6 +214,8 @@ def to_onnx(
     """
     g = GraphBuilder(resolve_dtype(dtype), name or type(obj).__name__)
     outputs = _network_outputs(obj, methods)
+    if outputs and X_sample is None:
+        X_sample = _bound_sample(outputs)
     if outputs:
         n_features = _n_features(obj, X_sample)
     else:
@@ -216,7 +230,7 @@ def to_onnx(
 
         sample = X_sample if X_sample is not None else np.zeros((2, n_features))
         values, native = lower(g, outputs, x, sample)
-        kinds = {m: _elem_dtype(g, native[node]) for m, node in outputs.items()}
+        kinds = {m: _kind_of_value(g, native[node]) for m, node in outputs.items()}
     else:
         available = converter.methods(obj)
         wanted = list(methods) if methods is not None else [m for m in available if m in _DEFAULT_METHODS]
@@ -226,13 +240,10 @@ def to_onnx(
                 f"{type(obj).__name__}: cannot export {', '.join(refused) or 'any method'}; "
                 f"its converter exports {', '.join(available) or 'nothing'}."
             )
-        values, kinds = {}, {}
-        for method in wanted:
-            values[method] = converter.convert(obj, method, g, x)
-            kinds[method] = _bare_kind(g, obj, method)
+        values = {method: converter.convert(obj, method, g, x) for method in wanted}
+        kinds = {}  # found by ONNX shape inference when the model is finished
     for method, value in values.items():
-        elem, ndim = kinds[method]
-        g.add_output(value, method, elem, [None] * ndim)
+        g.add_output(value, method, *kinds.get(method, (None, None)))
     g.metadata[_METADATA_KEY] = json.dumps(
         {
             "layout": inputs,
@@ -247,14 +258,6 @@ def to_onnx(
     model = g.to_model()
     g.onnx.checker.check_model(model, full_check=True)
     return model
-
-
-def _bare_kind(g: GraphBuilder, model: Any, method: str) -> tuple[np.dtype, int]:
-    if method == "predict" and hasattr(model, "classes_"):
-        return _elem_dtype(g, class_values(model.classes_))[0], 1
-    if method == "predict":
-        return g.dtype, 1
-    return g.dtype, 2
 
 
 def save_onnx(obj: Any, path: str | os.PathLike, X_sample: Any = None, **options: Any) -> Path:

@@ -107,7 +107,7 @@ class GraphBuilder:
                 name, self.onnx.TensorProto.STRING, array.shape, [str(v).encode() for v in array.ravel()]
             )
         else:
-            tensor = self.onnx.numpy_helper.from_array(np.ascontiguousarray(array), name)
+            tensor = self.onnx.numpy_helper.from_array(array.copy(order="C"), name)  # keeps 0-d shapes
         self.initializers.append(tensor)
         if key is not None:
             self._consts[key] = name
@@ -172,14 +172,24 @@ class GraphBuilder:
         self.inputs.append(self.onnx.helper.make_tensor_value_info(name, elem, _dims(shape)))
         return name
 
-    def add_output(self, value: str, name: str, dtype: Any, shape: Sequence[int | None]) -> None:
-        """Expose ``value`` as the graph output ``name`` (through an Identity, so names never clash)."""
+    def add_output(self, value: str, name: str, dtype: Any = None, shape: Sequence[int | None] | None = None) -> None:
+        """Expose ``value`` as the graph output ``name`` (through an Identity, so names never clash).
+
+        Without ``dtype`` and ``shape`` the output's type is found by ONNX
+        shape inference when the model is finished.
+        """
         if name in {o.name for o in self.outputs}:
             raise ExportError(f"Two graph outputs would be called {name!r}.")
         if name in self._used and name != value:
             raise ExportError(f"The output name {name!r} is already a value of the graph. Choose another name.")
-        self._used.add(name)
-        self.op("Identity", [value], outputs=[name], hint=name)
+        if value != name:
+            self._used.add(name)
+            self.op("Identity", [value], outputs=[name], hint=name)
+        if dtype is None:
+            info = self.onnx.ValueInfoProto()
+            info.name = name
+            self.outputs.append(info)
+            return
         elem = self.onnx.TensorProto.STRING if np.dtype(dtype).kind in "UO" else self.tensor_type(dtype)
         self.outputs.append(self.onnx.helper.make_tensor_value_info(name, elem, _dims(shape)))
 
@@ -233,10 +243,32 @@ class GraphBuilder:
             producer_version=_version(),
         )
         model.ir_version = 10
+        if any(not o.HasField("type") for o in self.outputs):
+            _infer_output_types(onnx, model)
         for key in sorted(self.metadata):
             entry = model.metadata_props.add()
             entry.key, entry.value = key, self.metadata[key]
         return model
+
+
+def _infer_output_types(onnx: Any, model: Any) -> None:
+    """Fill in the type of each untyped graph output from ONNX shape inference (batch dimension ``N``)."""
+    try:
+        inferred = onnx.shape_inference.infer_shapes(model)
+    except Exception as exc:
+        raise ExportError(f"ONNX shape inference failed on the exported graph: {exc}") from exc
+    found = {o.name: o for o in inferred.graph.output}
+    for output in model.graph.output:
+        if output.HasField("type"):
+            continue
+        typed = found.get(output.name)
+        if typed is None or not typed.type.tensor_type.elem_type:
+            raise ExportError(f"Cannot tell the type of output {output.name!r}; give dtype= and shape=.")
+        output.type.CopyFrom(typed.type)
+        dims = output.type.tensor_type.shape.dim
+        if len(dims):
+            dims[0].Clear()
+            dims[0].dim_param = "N"
 
 
 def _dims(shape: Sequence[int | None]) -> list:

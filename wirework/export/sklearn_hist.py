@@ -23,9 +23,9 @@ against the native ``predict`` in ``tests/export/test_sklearn_trees.py``:
   "from_dtype"`` or its categories are not numbers; otherwise (numeric
   categories, e.g. a numpy ``X`` with ``categorical_features=[...]``) the
   graph reads the raw values, which must be integers that fit in int32.
-- Links: identity; ``Exp`` for the log link (poisson, gamma); ``Sigmoid``
+- Links: identity; ``Exp`` for the log link (poisson, gamma); the logistic
   for binary ``log_loss`` (class 1 when the raw score is ``> 0``);
-  ``Softmax`` for multiclass ``log_loss`` (labels by argmax of the raw
+  softmax for multiclass ``log_loss`` (labels by argmax of the raw
   scores).
 - ONNX Runtime's set splits truncate a non-integer input (3.5 matches the
   member 3), where scikit-learn's encoder sees an unknown category: values

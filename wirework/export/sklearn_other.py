@@ -7,7 +7,9 @@ writes them with the deprecated ``TreeEnsembleRegressor/Classifier`` and
 float32 thresholds, so an unregistered tree model is refused instead.
 
 Ours, because skl2onnx has none that fits a learning network:
-``LabelEncoder.inverse_transform`` (the label decoding of stacks and
+linear regressors (``X @ coef_.T + intercept_`` as scikit-learn computes
+it, in either precision, where skl2onnx's float32 form is an untyped
+``LinearRegressor``), ``LabelEncoder.inverse_transform`` (the label decoding of stacks and
 averages), ``StandardScaler`` both ways (``inverse_transform`` is the last
 step of a target transform) and scikit-learn's own ``Pipeline`` (each step
 through its own converter, trees included).
@@ -20,6 +22,7 @@ from typing import Any
 
 import numpy as np
 from sklearn.base import is_classifier, is_regressor
+from sklearn.linear_model import ElasticNet, Lasso, LinearRegression, Ridge
 from sklearn.pipeline import Pipeline as SkPipeline
 from sklearn.preprocessing import LabelEncoder, StandardScaler
 
@@ -139,3 +142,12 @@ def _convert_standard_scaler(model: StandardScaler, method: str, g: GraphBuilder
     if scale is not None:
         x = g.op("Mul", [x, g.const(scale, "scale")], hint="unscaled")
     return g.op("Add", [x, g.const(mean, "mean")], hint="uncentred") if mean is not None else x
+
+
+@register(LinearRegression, Ridge, Lasso, ElasticNet, methods=lambda model: ("predict",))
+def _convert_linear(model: Any, method: str, g: GraphBuilder, x: str) -> str:
+    coef = np.asarray(model.coef_, dtype=np.float64)
+    matrix = coef.reshape(-1, 1) if coef.ndim == 1 else coef.T
+    out = g.op("MatMul", [x, g.const(matrix, "coef")], hint="linear")
+    out = g.op("Add", [out, g.const(np.atleast_1d(model.intercept_), "intercept")], hint="linear")
+    return g.as_vector(out) if coef.ndim == 1 else out

@@ -49,7 +49,7 @@ from wirework.errors import ExportError
 from wirework.export.builder import GraphBuilder
 from wirework.export.heads import class_values, labels, two_columns, vector
 from wirework.export.registry import register
-from wirework.export.trees import Mode, Tree, single_leaf, tree_ensemble
+from wirework.export.trees import Mode, Tree, logistic, single_leaf, softmax, tree_ensemble
 
 __all__ = [
     "float32_cut",
@@ -162,15 +162,15 @@ def sklearn_tree(tree: Any, weights: np.ndarray, target_offset: int = 0) -> list
 def probabilities(g: GraphBuilder, raw: str, kind: str) -> str:
     """Class probabilities from raw scores: ``[1 - expit, expit]`` (``"logistic"``) or ``softmax``.
 
-    Standard ``Sigmoid`` / ``Softmax`` nodes rather than the ``TreeEnsemble``
-    ``post_transform`` attribute: ONNX Runtime 1.32 reads that attribute with
-    its own numbering (1 = logistic, 2 = softmax), not the specification's
-    (1 = SOFTMAX, 2 = LOGISTIC), so the same file would mean different things
-    to different runtimes.
+    Written with ``Exp`` and arithmetic (:func:`~wirework.export.trees.logistic`,
+    :func:`~wirework.export.trees.softmax`), not with the ``TreeEnsemble``
+    ``post_transform`` attribute, which ONNX Runtime 1.32 reads with its own
+    numbering (1 = logistic, 2 = softmax), nor with ONNX Runtime's ``Sigmoid``,
+    whose double kernel is only accurate to ~4e-8 relative.
     """
     if kind == "logistic":
-        return two_columns(g, g.op("Sigmoid", [raw], hint="positive_proba"))
-    return g.op("Softmax", [raw], axis=1, hint="probabilities")
+        return two_columns(g, logistic(g, raw))
+    return softmax(g, raw)
 
 
 def shared_scores(g: GraphBuilder, model: Any, x: str, build: Callable[[], str]) -> str:

@@ -1,0 +1,159 @@
+"""Trained networks and recipes exported as single ONNX graphs, checked with ONNX Runtime."""
+
+from __future__ import annotations
+
+import lightgbm
+import numpy as np
+import pytest
+from sklearn.datasets import load_breast_cancer, load_diabetes, load_iris
+from sklearn.decomposition import PCA
+from sklearn.ensemble import RandomForestClassifier, RandomForestRegressor
+from sklearn.linear_model import LogisticRegression, Ridge
+from sklearn.model_selection import KFold
+from sklearn.preprocessing import StandardScaler
+
+import wirework as ww
+from wirework.errors import ExportError, NotTrainedError
+
+
+@pytest.fixture(scope="module")
+def diabetes():
+    return load_diabetes(return_X_y=True)
+
+
+def _nodes(model) -> list[str]:
+    return [n.op_type for n in model.graph.node]
+
+
+def test_stack_of_lightgbm_ridge_and_forest_is_one_graph_with_float64_parity(diabetes):
+    # issue 5, acceptance 4
+    X, y = diabetes
+    stack = ww.Stack(
+        [
+            ("gbm", lightgbm.LGBMRegressor(n_estimators=30, num_leaves=15, n_jobs=1, verbose=-1)),
+            ("ridge", Ridge()),
+            ("forest", RandomForestRegressor(n_estimators=10, max_depth=6, random_state=0, n_jobs=1)),
+        ],
+        Ridge(),
+        cv=KFold(3),
+    ).fit(X, y)
+    model = ww.to_onnx(stack)
+    assert [i.name for i in model.graph.input] == ["X"]
+    assert [o.name for o in model.graph.output] == ["predict"]
+    assert _nodes(model).count("TreeEnsemble") == 2  # the full-data booster and forest, not the folds'
+    report = ww.onnx.check_parity(stack, model, X)
+    assert report.max_abs <= 1e-12
+    assert ww.onnx.check_parity(stack, model, X, threads=2).max_abs <= 1e-12
+
+
+def test_pipeline_with_a_scaler_matches(diabetes):
+    X, y = diabetes
+    pipe = ww.Pipeline([("scale", StandardScaler()), ("pca", PCA(5, random_state=0)), ("ridge", Ridge())]).fit(X, y)
+    report = ww.onnx.check_parity(pipe, ww.to_onnx(pipe), X)
+    assert report.max_abs <= 1e-12
+    float32 = ww.onnx.check_parity(pipe, ww.to_onnx(pipe, dtype="float32"), X)
+    assert float32.outputs["predict"].max_rel <= 1e-5
+
+
+def test_transformed_target_inverts_the_scaler_in_the_graph(diabetes):
+    X, y = diabetes
+    model = ww.TransformedTarget(Ridge(), StandardScaler()).fit(X, y)
+    onnx_model = ww.to_onnx(model)
+    assert "Mul" in _nodes(onnx_model) and "Add" in _nodes(onnx_model)
+    assert ww.onnx.check_parity(model, onnx_model, X).max_abs <= 1e-12
+
+
+@pytest.mark.parametrize("passthrough, levels", [(False, 1), (True, 1), (False, 2)])
+def test_classifier_stacks_decode_labels_and_match_probabilities(passthrough, levels):
+    X, y = load_breast_cancer(return_X_y=True)
+    X = StandardScaler().fit_transform(X)  # so that the logistic regressions converge fast
+    labels = np.where(y == 1, "benign", "malignant")
+    stack = ww.Stack(
+        [
+            ("logistic", LogisticRegression(max_iter=1000)),
+            ("forest", RandomForestClassifier(n_estimators=8, max_depth=4, random_state=0, n_jobs=1)),
+        ],
+        LogisticRegression(max_iter=1000),
+        cv=3,
+        passthrough=passthrough,
+        levels=levels,
+    ).fit(X, labels)
+    model = ww.to_onnx(stack)
+    report = ww.onnx.check_parity(stack, model, X)
+    assert report.outputs["predict"].rows_differ == 0
+    assert report.outputs["predict_proba"].max_abs <= 1e-12
+    assert report.flips == 0
+
+
+@pytest.mark.parametrize("recipe", ["average", "bagging"])
+def test_averages_of_classifiers(recipe):
+    X, y = load_iris(return_X_y=True)
+    if recipe == "average":
+        ensemble = ww.Average(
+            [("a", LogisticRegression(max_iter=1000)), ("b", LogisticRegression(C=0.1, max_iter=1000))],
+            weights=[2.0, 1.0],
+        )
+    else:
+        ensemble = ww.Bagging(LogisticRegression(max_iter=1000), n_estimators=3, random_state=0)
+    ensemble.fit(X, y)
+    report = ww.onnx.check_parity(ensemble, ww.to_onnx(ensemble), X)
+    assert report.outputs["predict"].rows_differ == 0
+    assert report.outputs["predict_proba"].max_abs <= 1e-15
+
+
+def test_a_hand_built_network_with_static_operations(diabetes):
+    X, y = diabetes
+    Xs, ys = ww.source(X, name="X"), ww.source(y, name="y")
+    scaled = ww.machine(StandardScaler(), Xs).transform(Xs)
+    first = ww.machine(Ridge(alpha=1.0), scaled, ys).predict(scaled)
+    second = ww.machine(Ridge(alpha=10.0), scaled[:, [0, 2, 4]], ys).predict(scaled[:, [0, 2, 4]])
+    features = ww.hcat(first, second, scaled[:, 1:3], scaled[:, 5])
+    blended = ww.mean(first, second) * 0.5 + 2.0 - features[:, 0] / 3.0
+    out = -blended
+    out.fit()
+    model = ww.to_onnx(out)
+    assert ww.onnx.check_parity(out, model, X).max_abs <= 1e-12
+    wide = ww.machine(Ridge(), features, ys).predict(features)
+    wide.fit()
+    assert ww.onnx.check_parity(wide, ww.to_onnx(wide), X).max_abs <= 1e-12
+
+
+def test_a_signature_exports_every_output(diabetes):
+    X, y = diabetes
+    pipe = ww.Pipeline([("scale", StandardScaler()), ("pca", PCA(3, random_state=0))]).fit(X)
+    model = ww.to_onnx(pipe)
+    assert [o.name for o in model.graph.output] == ["transform"]
+    assert ww.onnx.check_parity(pipe, model, X).max_abs <= 1e-12
+
+
+def test_refusals_name_what_cannot_be_exported(diabetes):
+    X, y = diabetes
+    Xs, ys = ww.source(X, name="X"), ww.source(y, name="y")
+    odd = ww.node(np.log1p, ww.machine(Ridge(), Xs, ys).predict(Xs))
+    odd.fit()
+    with pytest.raises(ExportError, match="'log1p'.*has no ONNX lowering"):
+        ww.to_onnx(odd)
+
+    rows = ww.machine(Ridge(), Xs, ys).predict(Xs)[3]
+    rows.fit()
+    with pytest.raises(ExportError, match="cannot be exported"):
+        ww.to_onnx(rows)
+
+    other = ww.source(X, name="Z")
+    both = ww.machine(Ridge(), Xs, ys).predict(Xs) + ww.machine(Ridge(), other, ys).predict(other)
+    both.fit()
+    with pytest.raises(ExportError, match="exactly one source.*'X', 'Z'"):
+        ww.to_onnx(both)
+
+    with pytest.raises(NotTrainedError, match="not been fitted yet"):
+        ww.to_onnx(ww.Pipeline([("ridge", Ridge())]))
+
+    pipe = ww.Pipeline([("ridge", Ridge())]).fit(X, y)
+    with pytest.raises(ExportError, match="no predict_proba output"):
+        ww.to_onnx(pipe, methods=["predict_proba"])
+
+
+def test_export_is_deterministic(diabetes):
+    X, y = diabetes
+    stack = ww.Stack([("ridge", Ridge()), ("pca_ridge", Ridge(alpha=3.0))], Ridge(), cv=3).fit(X, y)
+    assert ww.to_onnx(stack).SerializeToString() == ww.to_onnx(stack).SerializeToString()
