@@ -77,9 +77,24 @@ def _skl2onnx(model: Any, g: GraphBuilder, x: str) -> dict[str, str]:
         raise ExportError(
             f"skl2onnx cannot convert {type(model).__name__} in {g.dtype.name}: {type(exc).__name__}: {exc}"
         ) from exc
+    _check_runs(proto, model, g)
     outputs = g.embed(proto, {"X": x}, prefix=f"{type(model).__name__.lower()}_")
     g.memo[key] = outputs
     return outputs
+
+
+def _check_runs(proto: Any, model: Any, g: GraphBuilder) -> None:
+    """Refuse a converted part ONNX Runtime cannot load (skl2onnx writes some operators it lacks in double)."""
+    from wirework.export.parity import session
+
+    try:
+        session(proto)
+    except Exception as exc:
+        other = "float32" if g.dtype == np.float64 else "float64"
+        raise ExportError(
+            f"skl2onnx converts {type(model).__name__} in {g.dtype.name} to operators ONNX Runtime cannot run "
+            f"({str(exc).splitlines()[0][:200]}). Try dtype='{other}' or another model."
+        ) from exc
 
 
 def _convert_fallback(model: Any, method: str, g: GraphBuilder, x: str) -> str:

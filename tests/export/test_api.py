@@ -1,0 +1,132 @@
+"""ww.to_onnx / ww.save_onnx / feed: inputs, outputs, files and refusals."""
+
+from __future__ import annotations
+
+import lightgbm
+import numpy as np
+import onnx
+import pandas as pd
+import pytest
+from sklearn.datasets import load_diabetes, load_iris
+from sklearn.linear_model import LogisticRegression, Ridge
+from sklearn.svm import SVR
+from sklearn.tree import DecisionTreeClassifier
+
+import wirework as ww
+from wirework.errors import ExportError
+from wirework.export.api import feed, input_signature
+
+
+@pytest.fixture(scope="module")
+def iris_tree():
+    X, y = load_iris(return_X_y=True)
+    names = np.array(["setosa", "versicolor", "virginica"])[y]
+    return X, DecisionTreeClassifier(max_depth=3, random_state=0).fit(X, names)
+
+
+@pytest.fixture(scope="module")
+def categorical_gbm():
+    rng = np.random.default_rng(0)
+    n = 600
+    colour = pd.Categorical(rng.choice(["red", "green", "blue", "grey"], n))
+    frame = pd.DataFrame({"size": rng.normal(size=n), "colour": colour, "weight": rng.normal(size=n)})
+    y = frame["size"] * 2 + (frame["colour"] == "red") * 3.0 + rng.normal(scale=0.1, size=n)
+    model = lightgbm.LGBMRegressor(n_estimators=20, num_leaves=7, min_child_samples=5, n_jobs=1, verbose=-1)
+    return frame, model.fit(frame, y)
+
+
+def test_a_classifier_exports_labels_and_probabilities(iris_tree):
+    X, tree = iris_tree
+    model = ww.to_onnx(tree)
+    outputs = {o.name: o.type.tensor_type for o in model.graph.output}
+    assert list(outputs) == ["predict", "predict_proba"]
+    assert outputs["predict"].elem_type == onnx.TensorProto.STRING
+    assert outputs["predict_proba"].elem_type == onnx.TensorProto.DOUBLE
+    assert len(outputs["predict_proba"].shape.dim) == 2
+    report = ww.onnx.check_parity(tree, model, X)
+    assert report.exact and report.flips == 0
+    assert ww.to_onnx(tree, methods=["predict_proba"]).graph.output[0].name == "predict_proba"
+
+
+def test_the_input_signature_is_recorded(iris_tree):
+    X, tree = iris_tree
+    spec = input_signature(ww.to_onnx(tree, dtype="float32"))
+    assert spec == {
+        "layout": "matrix",
+        "dtype": "float32",
+        "columns": [{"name": f"x{i}", "categories": None} for i in range(4)],
+    }
+    assert feed(ww.to_onnx(tree, dtype="float32"), X)["X"].dtype == np.float32
+
+
+def test_categorical_columns_as_codes_or_as_values(categorical_gbm):
+    frame, model = categorical_gbm
+    test = frame.head(50).copy()
+    test["colour"] = pd.Categorical(
+        ["purple", None] + list(test["colour"].astype(object)[2:]), categories=["red", "green", "blue", "grey", "purple"]
+    )
+    matrix = ww.to_onnx(model, frame)
+    spec = input_signature(matrix)
+    assert spec["columns"][1] == {"name": "colour", "categories": ["blue", "green", "grey", "red"]}
+    fed = feed(matrix, test)["X"]
+    assert np.isnan(fed[0, 1]) and np.isnan(fed[1, 1])  # unseen and missing are missing codes
+    assert ww.onnx.check_parity(model, matrix, test).exact
+
+    columns = ww.to_onnx(model, frame, inputs="columns")
+    assert [i.name for i in columns.graph.input] == ["size", "colour", "weight"]
+    assert columns.graph.input[1].type.tensor_type.elem_type == onnx.TensorProto.STRING
+    assert "LabelEncoder" in [n.op_type for n in columns.graph.node]
+    assert ww.onnx.check_parity(model, columns, test).exact
+
+
+def test_save_onnx_writes_the_file_atomically(tmp_path, monkeypatch, iris_tree):
+    X, tree = iris_tree
+    path = ww.save_onnx(tree, tmp_path / "tree.onnx")
+    assert path.read_bytes() == ww.to_onnx(tree).SerializeToString()
+    assert input_signature(onnx.load(str(path)))["dtype"] == "float64"
+    with pytest.raises(ExportError):
+        ww.save_onnx(tree, tmp_path / "half.onnx", dtype="float16")
+
+    def fail_midway(self, data):
+        with open(self, "wb") as handle:
+            handle.write(data[:10])
+        raise OSError("disk full")
+
+    original = path.read_bytes()
+    with monkeypatch.context() as patch:
+        patch.setattr(type(path), "write_bytes", fail_midway)
+        with pytest.raises(OSError, match="disk full"):
+            ww.save_onnx(tree, path, dtype="float32")
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["tree.onnx"]  # nothing half-written
+    assert path.read_bytes() == original  # and the finished file is kept
+
+
+def test_bad_requests_are_refused(iris_tree):
+    X, tree = iris_tree
+    with pytest.raises(ExportError, match="dtype must be 'float64' or 'float32'. Received: 'int8'"):
+        ww.to_onnx(tree, dtype="int8")
+    with pytest.raises(ExportError, match="inputs must be 'matrix' or 'columns'"):
+        ww.to_onnx(tree, inputs="rows")
+    with pytest.raises(ExportError, match="cannot export decision_function"):
+        ww.to_onnx(tree, methods=["decision_function"])
+    with pytest.raises(ExportError, match="No ONNX converter for builtins.object"):
+        ww.to_onnx(object())
+    with pytest.raises(ExportError, match="expects 4 columns. Received shape"):
+        feed(ww.to_onnx(tree), X[:, :2])
+    with pytest.raises(ExportError, match="no wirework input signature"):
+        input_signature(onnx.ModelProto())
+    assert issubclass(ExportError, ValueError) and issubclass(ExportError, ww.WireworkError)
+
+
+def test_other_scikit_learn_estimators_go_through_skl2onnx():
+    X, y = load_diabetes(return_X_y=True)
+    svr = SVR().fit(X, y)
+    with pytest.raises(ExportError, match="ONNX Runtime cannot run.*SVMRegressor.*Try dtype='float32'"):
+        ww.to_onnx(svr)
+    assert ww.onnx.check_parity(svr, ww.to_onnx(svr, dtype="float32"), X).outputs["predict"].max_rel <= 1e-5
+    logistic = LogisticRegression(max_iter=2000).fit(*load_iris(return_X_y=True))
+    Xi = load_iris().data
+    report = ww.onnx.check_parity(logistic, ww.to_onnx(logistic), Xi)
+    assert report.outputs["predict"].rows_differ == 0 and report.max_abs <= 1e-12
+    ridge = Ridge().fit(X, y)
+    assert ww.onnx.check_parity(ridge, ww.to_onnx(ridge, dtype="float32"), X).outputs["predict"].max_rel <= 1e-5
