@@ -11,7 +11,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 import wirework as ww
-from wirework.graph.topology import ancestry, training_order
+from wirework.graph.topology import ancestry, training_graph, training_order
 
 N_ROWS = 6
 
@@ -75,6 +75,21 @@ def test_training_order_respects_the_completed_graph(net):
     for node in nodes:
         assert all(p in seen for p in node.parents)
         seen.add(node)
+
+
+@SETTINGS
+@given(networks(), st.data())
+def test_training_graph_orders_as_training_order(net, data):
+    root, machines, needs = net
+    candidates = [*ancestry([root]), *machines]
+    picks = data.draw(st.lists(st.integers(0, len(candidates) - 1), min_size=1, max_size=4))
+    roots = [candidates[i] for i in picks]
+    for _ in range(2):  # the second time from the graphs the roots now keep
+        graph = training_graph(roots)
+        assert list(graph.machines) == training_order(roots)
+        for k, m in enumerate(graph.machines):
+            assert graph.needs[k] == len(needs[m])
+            assert {graph.machines[j] for j in graph.dependants[k]} == {d for d in graph.machines if m in needs[d]}
 
 
 @SETTINGS

@@ -60,19 +60,22 @@ _PARAM_NAMES: dict[type, tuple[str, ...]] = {}
 _EXECUTION_PARAMS = frozenset({"cache", "executor", "n_jobs", "verbose"})
 
 
+_PLAIN = frozenset({type(None), bool, int, float, str})
+
+
 def _quick_key(value: Any) -> Any:
     """A cheap stand-in for the skeleton's token, or ``None`` when only hashing can tell."""
     kind = type(value)
-    if value is None or kind in (bool, int, float, str):
+    if kind in _PLAIN:
         return (kind, value)
-    if is_estimator(value):
-        return ("estimator", id(value))
-    if kind in (list, tuple):
-        items = tuple(_quick_key(v) for v in value)
-        return None if any(i is None for i in items) else (kind, items)
+    if kind is list or kind is tuple:
+        items = tuple(map(_quick_key, value))
+        return None if None in items else (kind, items)
     if kind is dict:
         items = tuple((k, _quick_key(v)) for k, v in value.items())
         return None if any(i is None for _, i in items) else ("dict", items)
+    if is_estimator(value):
+        return ("estimator", id(value))
     return None
 
 
@@ -186,22 +189,26 @@ class Composite(BaseEstimator):
 
     # -- building ------------------------------------------------------------
 
-    def _cache(self) -> FitCache | None:
-        cache = self.get_params(deep=False).get("cache")
+    def _cache(self, params: dict[str, Any] | None = None) -> FitCache | None:
+        """The ``cache`` parameter (read from ``params`` when given), else the global setting."""
+        cache = (self.get_params(deep=False) if params is None else params).get("cache")
         if cache is None:
             return get_config()["cache"]
         if not isinstance(cache, FitCache):
             raise ArgumentError(f"Expected cache to be a ww.FitCache or None. Received: {describe(cache)}.")
         return cache
 
-    def _structure(self, objects: list[Any], supervised: bool) -> str:
+    def _structure(self, objects: list[Any], supervised: bool, params: dict[str, Any] | None = None) -> str:
         """Token of the parameters that shape the network (not where or how it trains).
 
         When every parameter is a plain value, an estimator, or a list or
         tuple of those, and all are as at the last call (estimators by
-        identity), the last token is reused without hashing.
+        identity), the last token is reused without hashing. ``params``:
+        ``get_params(deep=False)`` when the caller has it already.
         """
-        params = {k: v for k, v in self.get_params(deep=False).items() if k not in _EXECUTION_PARAMS}
+        if params is None:
+            params = self.get_params(deep=False)
+        params = {k: v for k, v in params.items() if k not in _EXECUTION_PARAMS}
         quick = _quick_key((params, supervised))
         last = self.__dict__.get("_last_structure")
         if quick is not None and last is not None and last[0] == quick:
@@ -241,13 +248,15 @@ class Composite(BaseEstimator):
                 )
         return _Built(signature, X, y, structure, objects, machines)
 
-    def _network_for(self, supervised: bool) -> _Built:
+    def _network_for(self, supervised: bool, params: dict[str, Any] | None = None) -> _Built:
         """The network built earlier when its structure still holds, else a new one."""
         built = getattr(self, "_built", None)
         objects: list[Any] = []
-        structure = self._structure(objects, supervised)
+        structure = self._structure(objects, supervised, params)
         if built is not None and built.structure == structure:
             replaced = [(old, new) for old, new in zip(built.objects, objects) if old is not new]
+            if not replaced:
+                return built
             models = {id(m.model) for m in built.machines}
             # An object shared by several parameters may be re-pointed only if all of them now hold one new object.
             consistent = all(
@@ -311,7 +320,8 @@ class Composite(BaseEstimator):
         )
         if not same_arrays:  # the very arrays of the last fit were checked then; their tokens say if they changed
             X, y = self._check_fit_data(X, y)
-        built = self._network_for(supervised=y is not None)
+        params = self.get_params(deep=False)
+        built = self._network_for(y is not None, params)
         data = (tokenize(X), None if y is None else tokenize(y))
         built.X.rebind(X, fingerprint=data[0])
         if built.y is not None:
@@ -319,17 +329,17 @@ class Composite(BaseEstimator):
         if data != built.data:
             built.store.clear()
         try:
-            params = self.get_params(deep=False)
             fit_pass(
                 built.signature.nodes(),
-                cache=self._cache(),
+                cache=self._cache(params),
                 store=built.store,
                 executor=params.get("executor"),
                 n_jobs=params.get("n_jobs"),
                 verbose=params.get("verbose", 0),
             )
-            run = FitPass(store=built.store)  # reuses the values the fit pass just computed
-            self.report_values_ = {name: run.value(node) for name, node in built.signature.report.items()}
+            report = built.signature.report
+            run = FitPass(store=built.store) if report else None  # reuses the values the fit pass just computed
+            self.report_values_ = {name: run.value(node) for name, node in report.items()}
         finally:
             built.X.release()
             if built.y is not None:

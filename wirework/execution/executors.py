@@ -107,20 +107,39 @@ class Executor:
         return self
 
 
+class _Ran:
+    """The future of a fit that already ran in the calling thread: its result or its error."""
+
+    __slots__ = ("_result", "_error")
+
+    def __init__(self, result: Any = None, error: BaseException | None = None) -> None:
+        self._result = result
+        self._error = error
+
+    def done(self) -> bool:
+        return True
+
+    def result(self) -> Any:
+        if self._error is not None:
+            raise self._error
+        return self._result
+
+
 class SequentialExecutor(Executor):
     """Fits one machine at a time in the calling thread (the default; easiest to debug)."""
 
     name = "sequential"
 
-    def submit(self, model: Any, values: list[Any], vector: bool) -> cf.Future:
-        future: cf.Future = cf.Future()
+    def submit(self, model: Any, values: list[Any], vector: bool) -> _Ran:
         try:
-            future.set_result(run_job(model, values, vector))
+            return _Ran(run_job(model, values, vector))
         except BaseException as error:  # reported by the scheduler, never lost
-            future.set_exception(error)
-        return future
+            return _Ran(error=error)
 
     def wait_any(self, futures: Iterable[Any]) -> list[Any]:
+        return list(futures)
+
+    def wait_all(self, futures: list[Any]) -> list[Any]:
         return list(futures)
 
 

@@ -33,6 +33,8 @@ class Progress:
 
     def step(self, machine: Any, *, running: int = 0) -> None:
         self.done += 1
+        if self.callback is None and not self._show:
+            return
         event = {
             "done": self.done,
             "total": self.total,

@@ -23,8 +23,8 @@ from typing import Any
 from wirework.errors import ArgumentError, MachineFitError, WireworkError
 from wirework.execution.executors import resolve_executor
 from wirework.execution.progress import Progress
-from wirework.graph.machines import Machine
-from wirework.graph.topology import training_order
+from wirework.graph.machines import Job, Machine
+from wirework.graph.topology import training_graph
 from wirework.graph.training import FitPass, register_scheduler
 
 __all__ = ["schedule"]
@@ -65,85 +65,82 @@ def schedule(
     """
     if on_error not in ("raise", "continue"):
         raise ArgumentError(f"Expected on_error to be 'raise' or 'continue'. Received: {on_error!r}.")
-    machines = training_order(roots)
+    # Machines by position in training order; who needs whom (kept by the roots between passes).
+    graph = training_graph(roots)
+    machines, dependants = graph.machines, graph.dependants
     forced_ids = {id(m) for m in forced}
-    # Direct needs: the machines labelling nodes the training arguments are computed from (cached per machine).
-    needs = {id(m): {id(u) for u in m._upstream_of_args()[0]} for m in machines}
-    dependants: dict[int, list[Machine]] = {id(m): [] for m in machines}
-    for m in machines:
-        for u in needs[id(m)]:
-            dependants[u].append(m)
-    waiting = {id(m): len(needs[id(m)]) for m in machines}
-    ready = [m for m in machines if waiting[id(m)] == 0]
-    order = {id(m): k for k, m in enumerate(machines)}
+    waiting = list(graph.needs)
+    ready = [k for k, n in enumerate(waiting) if n == 0]
     blocked: set[int] = set()
     failures: list[WireworkError] = []
-    running: dict[Any, Any] = {}
+    running: dict[Any, tuple[int, Job]] = {}
     deferred: list[Any] = []
     bar = Progress(len(machines), verbose=verbose, callback=progress)
     engine = resolve_executor(executor, n_jobs)
+    synchronous = engine.name == "sequential"
 
-    def visited(machine: Machine) -> None:
-        bar.step(machine, running=len(running))
-        for dependant in dependants[id(machine)]:
-            waiting[id(dependant)] -= 1
-            if waiting[id(dependant)] == 0:
-                ready.append(dependant)
+    def visited(k: int) -> None:
+        bar.step(machines[k], running=len(running))
+        for j in dependants[k]:
+            waiting[j] -= 1
+            if waiting[j] == 0:
+                ready.append(j)
 
-    def failed(machine: Machine, error: WireworkError) -> None:
+    def failed(k: int, error: WireworkError) -> None:
         failures.append(error)
-        stack = [machine]
+        stack = [k]
         while stack:  # nothing downstream of a failure may train on stale or missing values
-            for dependant in dependants[id(stack.pop())]:
-                if id(dependant) not in blocked:
-                    blocked.add(id(dependant))
-                    stack.append(dependant)
-        visited(machine)
+            for j in dependants[stack.pop()]:
+                if j not in blocked:
+                    blocked.add(j)
+                    stack.append(j)
+        visited(k)
 
     def collect(futures: list[Any]) -> None:
         for future, (result, error) in zip(futures, engine.outcomes(futures)):
-            job = running.pop(future)
+            k, job = running.pop(future)
             if error is not None:  # the model's own error, from wherever it ran
-                failed(job.machine, job.machine._failure(job, error))
+                failed(k, job.machine._failure(job, error))
                 continue
             fitted, seconds = result
             job.machine._finish(job, fitted, seconds, run.cache)
-            visited(job.machine)
+            visited(k)
 
     engine.open()
     try:
         while ready or running:
-            ready.sort(key=lambda m: order[id(m)])
+            ready.sort()  # positions in training order
             batch, ready[:] = list(ready), []
-            for machine in batch:
+            for k in batch:
+                machine = machines[k]
                 stop = bool(failures) and on_error == "raise"
-                if stop or id(machine) in blocked:
+                if stop or k in blocked:
                     why = "an earlier failure stopped the pass" if stop else "a machine it needs failed"
                     machine._report = {"action": "blocked", "reason": why, "state": machine.state}
-                    visited(machine)
+                    visited(k)
                     continue
                 try:
                     job = machine._plan(run, force=force or id(machine) in forced_ids)
                 except WireworkError as error:
-                    failed(machine, error)
+                    failed(k, error)
                     continue
                 if job is None:
-                    visited(machine)
+                    visited(k)
                     continue
                 future = engine.submit(job.model, job.values, job.vector)
-                running[future] = job
+                running[future] = (k, job)
                 bar.start(machine)
-                if getattr(future, "done", lambda: False)() and engine.name == "sequential":
+                if synchronous and getattr(future, "done", lambda: False)():
                     collect([future])  # known at once: a failure stops the batch right here
             if running:
                 waiting_on = [f for f in running if f not in deferred]
-                if all(not dependants[id(running[f].machine)] for f in waiting_on):
+                if all(not dependants[running[f][0]] for f in waiting_on):
                     done = engine.wait_all(waiting_on)  # nothing waits on any of them: one wait for all
                 else:
                     done = engine.wait_any(waiting_on) if waiting_on else []
                 # Results nothing waits for are fetched together later: one round trip for many (Dask).
-                urgent = [f for f in done if dependants[id(running[f].machine)]]
-                deferred.extend(f for f in done if not dependants[id(running[f].machine)])
+                urgent = [f for f in done if dependants[running[f][0]]]
+                deferred.extend(f for f in done if not dependants[running[f][0]])
                 if urgent:
                     collect(urgent)
                 if deferred and len(deferred) == len(running):
@@ -153,6 +150,7 @@ def schedule(
         engine.close()
         bar.close()
     if failures:
+        order = {id(m): k for k, m in enumerate(machines)}
         failures.sort(key=lambda error: order.get(id(getattr(error, "machine", None)), -1))  # not by finish time
         if len(failures) == 1:
             raise failures[0]
@@ -162,7 +160,7 @@ def schedule(
             f"{len(failures)} machines failed to train: {summary}. The others that could train did; "
             "fix these and fit again to resume.",
         ) from failures[0]
-    return machines
+    return list(machines)
 
 
 register_scheduler(schedule)

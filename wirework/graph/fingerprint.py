@@ -293,6 +293,7 @@ _EXACT: dict[type, Callable[[_Tokenizer, _Hash, Any], None]] = {
     dict: _container(b"dict:", lambda tk, h, d: tk.feed_items(h, list(d.items()))),
     set: _container(b"set:", lambda tk, h, s: tk.feed_unordered(h, list(s))),
     frozenset: _container(b"frozenset:", lambda tk, h, s: tk.feed_unordered(h, list(s))),
+    np.ndarray: lambda tk, h, x: _feed_ndarray(tk, h, x),  # the exact class; subclasses go by _feed_other
 }
 
 
@@ -508,8 +509,30 @@ def _feed_ndarray(tk: _Tokenizer, h: _Hash, arr: np.ndarray) -> None:
     _feed_array_body(tk, h, arr)
 
 
+#: Scalar types whose buffers may hold padding (hashed by the general path).
+_WIDE = (np.longdouble, np.clongdouble)
+
+#: The encoding of each plain dtype seen (``_feed_dtype`` of a dtype without fields or sub-arrays).
+_PLAIN_DTYPES: dict[np.dtype, bytes] = {}
+
+
+def _plain_dtype(dtype: np.dtype) -> bytes | None:
+    """``_feed_dtype``'s bytes for a dtype whose arrays are hashed by their buffer and that has
+    no fields or sub-arrays, else ``None``."""
+    encoded = _PLAIN_DTYPES.get(dtype)
+    if encoded is None and dtype.kind not in "OT" and not dtype.hasobject and dtype.fields is None and dtype.subdtype is None:
+        name = dtype.str.encode("utf-8")
+        encoded = _PLAIN_DTYPES[dtype] = _u64(len(name)) + name + _u64(0)
+    return encoded
+
+
 def _feed_array_body(tk: _Tokenizer, h: _Hash, arr: np.ndarray) -> None:
     dtype = arr.dtype
+    plain = _plain_dtype(dtype)
+    if plain is not None:  # the common case in fewer steps; the same bytes as below
+        h.update(plain + struct.pack(f"<{arr.ndim + 1}Q", arr.ndim, *arr.shape))
+        _write_buffer(h, arr)
+        return
     _feed_dtype(tk, h, dtype)
     h.update(_u64(arr.ndim) + b"".join(_u64(n) for n in arr.shape))
     if dtype.names is not None:
@@ -541,6 +564,10 @@ def _finite_sum(flat: np.ndarray) -> bool:
 
 
 def _write_buffer(h: _Hash, arr: np.ndarray) -> None:
+    if arr.nbytes > _SMALL_BUFFER and arr.flags.c_contiguous and arr.dtype.kind in "biufc" and arr.dtype.type not in _WIDE:
+        # the bytes of a C-contiguous buffer are hashed where they lie (no copy, no view)
+        h.update(_u64(arr.nbytes) + b"xxh3:" + xxhash.xxh3_128_digest(arr))
+        return
     flat = np.ascontiguousarray(arr).reshape(-1)
     if flat.dtype.kind == "c":
         flat = flat.view(flat.real.dtype)

@@ -3,10 +3,10 @@
 from __future__ import annotations
 
 import copy
+import operator
 import time
 import warnings
-from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, NamedTuple
 
 import numpy as np
 import pandas as pd
@@ -26,7 +26,7 @@ from wirework.graph.cache import FitCache
 from wirework.graph.data import describe, is_data, n_rows
 from wirework.graph.fingerprint import model_token, shallow_params
 from wirework.graph.nodes import DynamicNode, Node, Source
-from wirework.graph.topology import upstream_machines, upstream_sources
+from wirework.graph.topology import TrainingGraph, training_order, upstream_machines, upstream_sources
 
 if TYPE_CHECKING:  # pragma: no cover
     from wirework.graph.training import FitPass
@@ -37,8 +37,11 @@ __all__ = ["Machine", "Job", "run_job", "machine", "OPERATIONS", "fresh_copy"]
 OPERATIONS = ("predict", "predict_proba", "predict_log_proba", "decision_function", "transform", "inverse_transform")
 
 
-@dataclass(frozen=True)
-class _Snapshot:
+_STATE = operator.attrgetter("_state")
+_VERSION = operator.attrgetter("version")
+
+
+class _Snapshot(NamedTuple):
     """What a machine saw at its last training, to compare with now."""
 
     model_type: type
@@ -106,6 +109,7 @@ class Machine:
         self._vector = False
         self._snapshot: _Snapshot | None = None
         self._upstream: tuple[tuple[Machine, ...], tuple[Source, ...]] | None = None
+        self._training: TrainingGraph | None = None
         self._report: dict[str, Any] = {"action": "none", "reason": "never visited by a fit", "state": 0}
 
     # -- read-only views ---------------------------------------------------
@@ -251,6 +255,12 @@ class Machine:
         """
         return {"machine": self.name, "model": type(self.model).__name__, **self._report}
 
+    def _training_graph(self) -> TrainingGraph:
+        """The machines this one needs, then itself, and who needs whom (its arguments are fixed)."""
+        if self._training is None:
+            self._training = TrainingGraph(tuple(training_order([self])))
+        return self._training
+
     def _upstream_of_args(self) -> tuple[tuple[Machine, ...], tuple[Source, ...]]:
         if self._upstream is None:
             self._upstream = (upstream_machines(self._args), upstream_sources(self._args))
@@ -264,11 +274,11 @@ class Machine:
         if force:
             return "trained", "condition 2: forced"
         machines, sources = self._upstream_of_args()
-        states = tuple(m._state for m in machines)
+        states = tuple(map(_STATE, machines))
         if states != snap.upstream_states:
             changed = [m._title() for m, old, new in zip(machines, snap.upstream_states, states) if old != new]
             return "trained", f"condition 3: upstream state changed ({', '.join(changed)})"
-        if tuple(s.version for s in sources) != snap.source_versions:
+        if tuple(map(_VERSION, sources)) != snap.source_versions:
             return "trained", "condition 4: source data changed"
         if type(self.model) is not snap.model_type:
             return "trained", (
@@ -309,10 +319,15 @@ class Machine:
                 "Make them row-aligned (restrict every argument with the same folds)."
             )
         key = decision[2] if len(decision) > 2 else params_key(self.model)
+        try:
+            params = shallow_params(self.model)
+        except Exception:  # fresh_copy below asks again, and says what is wrong
+            params = None
         warm = (
             action == "updated"
             and type(self._fitted) is type(self.model)
-            and _get_params(self.model).get("warm_start") is True
+            and params is not None
+            and params.get("warm_start") is True
         )
         vector = len(values) == 1 and getattr(values[0], "ndim", 2) == 1 and _wants_column(self.model)
         job = Job(self, values, vector, action, reason + (" (warm start)" if warm else ""), key, rows[0])
@@ -327,7 +342,7 @@ class Machine:
             job.model = copy.deepcopy(self._fitted)
             job.model.set_params(**clone(self.model).get_params(deep=False))
         else:
-            job.model = fresh_copy(self.model)
+            job.model = fresh_copy(self.model, params)
         return job
 
     def _finish(self, job: Job, fitted: Any, elapsed: float, cache: FitCache | None = None) -> None:
@@ -341,8 +356,8 @@ class Machine:
         self._snapshot = _Snapshot(
             model_type=type(self.model),
             params_key=job.params_key,
-            upstream_states=tuple(m._state for m in machines),
-            source_versions=tuple(s.version for s in sources),
+            upstream_states=tuple(map(_STATE, machines)),
+            source_versions=tuple(map(_VERSION, sources)),
         )
         self._report = {
             "action": job.action,
@@ -406,31 +421,30 @@ def _node_labels(machine: Machine) -> list[str]:
     return [formula(a) for a in machine.args]
 
 
-_PRIMITIVES = (type(None), bool, int, str)
+#: Types of hyperparameter values compared by value (with their type: ``1``, ``1.0`` and ``True`` differ).
+_PLAIN = frozenset({type(None), bool, int, float, str})
 
 
 def params_key(model: Any) -> Any:
     """What condition 6 compares: the model's hyperparameters, deeply.
 
     Models whose parameters are all plain values (``None``, bools, ints,
-    strings, floats; NaN equal to NaN) are compared by a tuple of those
-    values, which costs microseconds; any other model (nested estimators,
-    arrays, random states…) by its content token (:func:`model_token`).
+    strings, floats; NaN equal to NaN) are compared by their names, types and
+    values, which costs a microsecond or two; any other model (nested
+    estimators, arrays, random states…) by its content token
+    (:func:`model_token`).
     """
     try:
         params = shallow_params(model)
     except Exception:
         return model_token(model)
-    items = []
-    for name, value in params.items():
-        kind = type(value)
-        if kind is float:
-            items.append((name, "nan" if value != value else value))
-        elif kind in _PRIMITIVES:
-            items.append((name, kind, value))
-        else:
-            return model_token(model)
-    return (type(model), tuple(items))
+    values = tuple(params.values())
+    kinds = tuple(map(type, values))
+    if not _PLAIN.issuperset(kinds):
+        return model_token(model)
+    if float in kinds and any(v != v for v in values):  # NaN equals NaN here
+        values = tuple("nan" if v != v else v for v in values)
+    return (type(model), tuple(params), kinds, values)
 
 
 def _wants_column(model: Any) -> bool:
@@ -444,19 +458,13 @@ def _wants_column(model: Any) -> bool:
     return tags.input_tags.two_d_array and not tags.input_tags.one_d_array
 
 
-def _get_params(model: Any) -> dict[str, Any]:
-    try:
-        return shallow_params(model)
-    except Exception:
-        return {}
-
-
-def fresh_copy(model: Any) -> Any:
+def fresh_copy(model: Any, params: dict[str, Any] | None = None) -> Any:
     """An unfitted copy of ``model`` with equal hyperparameters: ``sklearn.base.clone``.
 
     For a plain scikit-learn estimator (``BaseEstimator``'s own ``get_params``
     and ``__sklearn_clone__``) the copy is made from parameter names cached
     per class, which skips the two signature inspections ``clone`` pays.
+    ``params``: the model's ``get_params(deep=False)`` when the caller has it.
     """
     kind = type(model)
     if (
@@ -465,7 +473,11 @@ def fresh_copy(model: Any) -> Any:
         and kind.__sklearn_clone__ is BaseEstimator.__sklearn_clone__
         and not hasattr(model, "_skl_callbacks")
     ):
-        copied = kind(**{name: clone(value, safe=False) for name, value in shallow_params(model).items()})
+        copied = kind(**{
+            # clone(value, safe=False) of an immutable plain value is the value itself
+            name: value if type(value) in _PLAIN else clone(value, safe=False)
+            for name, value in (shallow_params(model) if params is None else params).items()
+        })
         if hasattr(model, "_metadata_request"):
             copied._metadata_request = clone(model._metadata_request, safe=False)
         return copied

@@ -18,7 +18,7 @@ from typing import TYPE_CHECKING, Any
 
 from wirework.errors import ArgumentError, DataError, GraphError, LazyNodeError
 from wirework.graph.data import describe, is_data
-from wirework.graph.topology import ancestry, training_order, upstream_sources
+from wirework.graph.topology import TrainingGraph, ancestry, training_order, upstream_sources
 
 if TYPE_CHECKING:  # pragma: no cover
     from wirework.graph.cache import FitCache
@@ -46,20 +46,27 @@ class Node:
     """
 
     kind: str = "node"
-    __slots__ = ("parents", "_order", "_sources", "__weakref__")
+    __slots__ = ("parents", "_order", "_sources", "_training", "__weakref__")
     __array_ufunc__ = None  # numpy defers ``array + node`` to the node
 
     def __init__(self, parents: tuple[Node, ...]) -> None:
         self.parents = parents
         self._order: list[Node] | None = None
         self._sources: tuple[Source, ...] | None = None
+        self._training: TrainingGraph | None = None
 
-    # -- structure ---------------------------------------------------------
+    # -- structure (computed once: nodes are immutable) ----------------------
 
     def _ancestry(self) -> list[Node]:
         if self._order is None:
             self._order = ancestry([self])
         return self._order
+
+    def _training_graph(self) -> TrainingGraph:
+        """The machines this node needs (``training_order([self])``) and who needs whom among them."""
+        if self._training is None:
+            self._training = TrainingGraph(tuple(training_order([self])))
+        return self._training
 
     def _requires(self) -> tuple:
         return self.parents
@@ -79,7 +86,7 @@ class Node:
 
     def machines(self) -> list[Machine]:
         """Every machine this node needs, in training (dependency) order."""
-        return training_order([self])
+        return list(self._training_graph().machines)
 
     # -- calling -----------------------------------------------------------
 

@@ -27,7 +27,7 @@ if TYPE_CHECKING:  # pragma: no cover
     from wirework.graph.machines import Machine
     from wirework.graph.nodes import Node
 
-__all__ = ["ancestry", "training_order", "upstream_machines", "upstream_sources"]
+__all__ = ["TrainingGraph", "ancestry", "training_graph", "training_order", "upstream_machines", "upstream_sources"]
 
 
 def ancestry(roots: Iterable[Node]) -> list[Node]:
@@ -82,6 +82,52 @@ def training_order(roots: Iterable[Node | Machine]) -> list[Machine]:
                 if item.kind == "machine":
                     order.append(item)
     return order
+
+
+class TrainingGraph:
+    """The machines some roots need, in training order, and who needs whom among them.
+
+    ``machines[k]`` needs ``needs[k]`` machines of the graph directly (those
+    labelling nodes its training arguments are computed from) and is
+    directly needed by ``machines[j]`` for each ``j`` in ``dependants[k]``.
+    Nodes and machines are immutable, so each keeps the graph of its own
+    ancestry (``_training_graph()``).
+    """
+
+    __slots__ = ("machines", "needs", "dependants")
+
+    def __init__(self, machines: tuple[Machine, ...]) -> None:
+        position = {id(m): k for k, m in enumerate(machines)}
+        dependants: list[list[int]] = [[] for _ in machines]
+        needs = []
+        for k, machine in enumerate(machines):
+            direct = {position[id(u)] for u in machine._upstream_of_args()[0]}
+            needs.append(len(direct))
+            for j in sorted(direct):
+                dependants[j].append(k)
+        self.machines = machines
+        self.needs = tuple(needs)
+        self.dependants = tuple(map(tuple, dependants))
+
+
+def training_graph(roots: Iterable[Node | Machine]) -> TrainingGraph:
+    """The :class:`TrainingGraph` of ``roots``: its machines are ``training_order(roots)``.
+
+    Built from the graph each root keeps: a depth-first search from a later
+    root, skipping what earlier roots reached, finds the machines it would
+    find alone, minus those, in the same order.
+    """
+    roots = list(roots)
+    if len(roots) == 1:
+        return roots[0]._training_graph()
+    order: list[Machine] = []
+    seen: set[int] = set()
+    for root in roots:
+        for machine in root._training_graph().machines:
+            if id(machine) not in seen:
+                seen.add(id(machine))
+                order.append(machine)
+    return TrainingGraph(tuple(order))
 
 
 def upstream_machines(nodes: Iterable[Node]) -> tuple[Machine, ...]:
