@@ -53,7 +53,7 @@ from wirework.errors import ExportError
 from wirework.export import heads
 from wirework.export.builder import GraphBuilder
 from wirework.export.registry import register
-from wirework.export.trees import Mode, PostTransform, Tree, single_leaf, tree_ensemble
+from wirework.export.trees import Mode, PostTransform, Tree, single_leaf, softmax, tree_ensemble
 
 __all__ = ["convert", "methods", "n_features", "categories", "trees_of"]
 
@@ -342,14 +342,6 @@ def _sigmoid(g: GraphBuilder, scores: str, scale: float) -> str:
     return g.op("Div", [one, g.op("Add", [one, exp], hint="denominator")], hint="probability")
 
 
-def _softmax(g: GraphBuilder, scores: str) -> str:
-    """LightGBM's ``Common::Softmax``: exp(s - max) over its sum."""
-    top = g.op("ReduceMax", [scores, g.const([1], "axis_1")], keepdims=1, hint="max_score")
-    exp = g.op("Exp", [g.op("Sub", [scores, top], hint="shifted")], hint="exp")
-    total = g.op("ReduceSum", [exp, g.const([1], "axis_1")], keepdims=1, hint="exp_sum")
-    return g.op("Div", [exp, total], hint="probabilities")
-
-
 def _transform(g: GraphBuilder, scores: str, objective: _Objective) -> str:
     """Rule 6: the objective's output transform of the raw scores."""
     name = objective.name
@@ -364,7 +356,7 @@ def _transform(g: GraphBuilder, scores: str, objective: _Objective) -> str:
         return _sigmoid(g, scores, objective.sigmoid if name == "binary" else 1.0)
     if name == "multiclassova":
         return _sigmoid(g, scores, objective.sigmoid)
-    return _softmax(g, scores)
+    return softmax(g, scores)  # LightGBM's Common::Softmax: exp(s - max) over its sum
 
 
 def _scores(model: Any, g: GraphBuilder, x: str) -> tuple[str, _Objective, int]:
