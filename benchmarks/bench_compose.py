@@ -230,9 +230,10 @@ def bench_retune(rounds: int, peer_peak: bool) -> None:
     print("| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |")
     for refit, sk_s, ww_s, speedup, gap, stats, (traced, rss, peer) in rows:
         peer_text = f"{peer / 1e6:.0f}" if peer is not None else "not measured"
+        size_text = "not measured" if stats["bytes"] is None else f"{stats['bytes'] / 1e6:.0f}"  # unbounded caches skip it
         print(
             f"| refit={refit} | {sk_s:.1f} | {ww_s:.1f} | **{speedup:.2f}x** | {gap:.1e} "
-            f"| {stats['hits']} / {stats['misses']} / {stats['entries']} | {stats['bytes'] / 1e6:.0f} "
+            f"| {stats['hits']} / {stats['misses']} / {stats['entries']} | {size_text} "
             f"| {traced / 1e6:.0f} | {rss / 1e6:.0f} / {peer_text} |"
         )
 

@@ -108,3 +108,28 @@ def test_bad_settings():
         ww.set_config(cache="yes")
     with pytest.raises(ww.ArgumentError, match="cache to be a ww.FitCache or None"):
         ww.Pipeline([("r", Ridge())], cache="yes").fit(X_DATA, Y_DATA)
+
+
+def test_unbounded_memory_cache_does_not_measure_sizes():
+    cache = ww.FitCache()
+    unpicklable = lambda: None  # noqa: E731 - storing it must not need pickling
+    cache.put("k", unpicklable)
+    assert cache.get("k") is unpicklable
+    assert cache.nbytes is None and cache.stats()["bytes"] is None
+
+
+def test_bound_set_later_measures_earlier_entries():
+    cache = ww.FitCache()
+    cache.put("a", list(range(1000)))
+    cache.max_bytes = 10**6
+    cache.put("b", [1.0])
+    assert cache.nbytes is not None and cache.nbytes > 1000
+    cache.max_bytes = 100
+    cache.put("c", [2.0])
+    assert cache.get("a") is None and cache.get("c") == [2.0]
+
+
+def test_bounded_and_disk_caches_measure_sizes(tmp_path):
+    for cache in (ww.FitCache(max_bytes=10**9), ww.FitCache(tmp_path)):
+        train(cache, alpha=1.0)
+        assert cache.stats()["bytes"] > 0

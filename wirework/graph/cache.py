@@ -40,7 +40,8 @@ class FitCache:
         entries in this process's memory.
     max_bytes : int, optional
         Evict the least recently used entries once their pickled sizes add
-        up to more than this. ``None``: no limit.
+        up to more than this. ``None``: no limit; an in-memory cache then
+        does not measure sizes (measuring pickles each fitted model).
 
     Attributes
     ----------
@@ -73,7 +74,7 @@ class FitCache:
         self.max_bytes = max_bytes
         self.hits = 0
         self.misses = 0
-        self._entries: OrderedDict[str, tuple[Any, int]] = OrderedDict()
+        self._entries: OrderedDict[str, tuple[Any, int | None]] = OrderedDict()  # fitted model, pickled size
         self._lock = threading.Lock()
         if self.location is not None:
             self.location.mkdir(parents=True, exist_ok=True)
@@ -133,12 +134,16 @@ class FitCache:
 
     def put(self, key: str, fitted: Any) -> None:
         """Store ``fitted`` under ``key`` (then evict down to ``max_bytes``)."""
-        payload = pickle.dumps(fitted, protocol=pickle.HIGHEST_PROTOCOL)
+        if self.location is None and self.max_bytes is None:  # nothing needs the size: not measured
+            payload = None
+        else:
+            payload = pickle.dumps(fitted, protocol=pickle.HIGHEST_PROTOCOL)
         with self._lock:
             if self.location is None:
-                self._entries[key] = (fitted, len(payload))
+                self._entries[key] = (fitted, None if payload is None else len(payload))
                 self._entries.move_to_end(key)
             else:
+                assert payload is not None
                 path = self._path(key)
                 path.parent.mkdir(exist_ok=True)
                 handle, temporary = tempfile.mkstemp(dir=path.parent, suffix=".tmp")
@@ -163,8 +168,12 @@ class FitCache:
         if self.max_bytes is None:
             return
         if self.location is None:
-            while self._entries and self.nbytes > self.max_bytes:
-                self._entries.popitem(last=False)
+            for key, (fitted, size) in list(self._entries.items()):  # entries stored before a bound was set
+                if size is None:
+                    self._entries[key] = (fitted, len(pickle.dumps(fitted, protocol=pickle.HIGHEST_PROTOCOL)))
+            total = sum(size for _, size in self._entries.values())
+            while self._entries and total > self.max_bytes:
+                total -= self._entries.popitem(last=False)[1][1]
             return
         files = self._files()
         total = sum(p.stat().st_size for p in files)
@@ -177,10 +186,12 @@ class FitCache:
     # -- housekeeping --------------------------------------------------------
 
     @property
-    def nbytes(self) -> int:
-        """Pickled size of the entries, in bytes."""
+    def nbytes(self) -> int | None:
+        """Pickled size of the entries, in bytes; ``None`` when not measured
+        (an in-memory cache without ``max_bytes`` does not pickle its entries)."""
         if self.location is None:
-            return sum(size for _, size in self._entries.values())
+            sizes = [size for _, size in self._entries.values()]
+            return None if None in sizes else sum(sizes)
         return sum(p.stat().st_size for p in self._files())
 
     def __len__(self) -> int:
@@ -195,6 +206,6 @@ class FitCache:
                     path.unlink(missing_ok=True)
             self.hits = self.misses = 0
 
-    def stats(self) -> dict[str, int]:
-        """``hits``, ``misses``, ``entries`` and ``bytes`` (pickled size)."""
+    def stats(self) -> dict[str, int | None]:
+        """``hits``, ``misses``, ``entries`` and ``bytes`` (pickled size, ``None`` when not measured: see :attr:`nbytes`)."""
         return {"hits": self.hits, "misses": self.misses, "entries": len(self), "bytes": self.nbytes}
