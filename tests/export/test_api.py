@@ -130,3 +130,11 @@ def test_other_scikit_learn_estimators_go_through_skl2onnx():
     assert report.outputs["predict"].rows_differ == 0 and report.max_abs <= 1e-12
     ridge = Ridge().fit(X, y)
     assert ww.onnx.check_parity(ridge, ww.to_onnx(ridge, dtype="float32"), X).outputs["predict"].max_rel <= 1e-5
+
+
+def test_a_composite_reading_categories_exports_them(categorical_gbm):
+    frame, model = categorical_gbm
+    pipe = ww.Pipeline([("gbm", model)]).fit(frame, model.predict(frame))
+    for layout in ("matrix", "columns"):
+        exported = ww.to_onnx(pipe, frame, inputs=layout)
+        assert ww.onnx.check_parity(pipe, exported, frame).exact

@@ -53,10 +53,14 @@ class Context:
         return self.g.const(array.astype(np.float64), "constant")
 
     def ndim(self, item: Any) -> int:
+        if isinstance(item, Source):
+            return 2
         return np.ndim(self.sample[item]) if isinstance(item, Node) else np.ndim(item)
 
     def floats(self, item: Node) -> str:
         """A node's value as floats of the graph's dtype (labels and codes are cast)."""
+        if isinstance(item, Source):  # the input: already the float matrix (category columns as codes)
+            return self.names[item]
         kind = np.asarray(self.sample[item]).dtype.kind
         if kind in "biu":
             return self.g.cast(self.names[item], self.g.dtype)
