@@ -325,6 +325,25 @@ def test_unknown_codes_take_the_not_in_set_branch_as_in_xgboost(categorical):
         assert np.array_equal(out, native.astype(dtype))
 
 
+@pytest.mark.parametrize("n_classes", [2, 3])
+def test_categorical_classifier_labels_and_probabilities(categorical, n_classes):
+    _, frame = categorical
+    codes = frame["c"].cat.codes.to_numpy()
+    labels = np.asarray(["low", "mid", "high"])[:n_classes][(codes % n_classes + (frame["a"] > 1)) % n_classes]
+    model = xgboost.XGBClassifier(n_estimators=20, enable_categorical=True, max_cat_to_onehot=1, **COMMON)
+    model.fit(frame, _encoded(labels))
+    test = frame.sample(300, random_state=1).reset_index(drop=True)
+    test.loc[np.random.default_rng(5).random(300) < 0.1, "c"] = np.nan
+    report = ww.onnx.check_parity(model, ww.to_onnx(model), test)
+    assert report.outputs["predict"].rows_differ == 0
+    assert report.outputs["predict_proba"].max_abs <= 1e-6  # XGBoost's float32 expf, within one float32 step
+
+
+def _encoded(labels: np.ndarray) -> np.ndarray:
+    """XGBClassifier wants labels 0..k-1."""
+    return np.unique(labels, return_inverse=True)[1]
+
+
 # -- files -------------------------------------------------------------------------
 
 
