@@ -39,61 +39,33 @@ import subprocess
 import sys
 import time
 import warnings
+from pathlib import Path
 
 import lightgbm
 import numpy as np
 import onnxruntime as ort
-import pandas as pd
 
 import wirework as ww
+from wirework.export.parity import session
 from wirework.export.trees import count_entries
 
-N_CATS = 40
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests"))
+from _lightgbm_case import N_CATS, acceptance_model, split_values  # noqa: E402
 
 
 def make_model(seed: int = 0) -> tuple[lightgbm.LGBMRegressor, np.ndarray]:
-    """The acceptance-1 model and its training rows as a code matrix."""
-    rng = np.random.default_rng(seed)
-    n = 5000
-    X = pd.DataFrame(rng.normal(size=(n, 19)), columns=[f"f{i}" for i in range(19)])
-    for c in ("f0", "f1", "f2"):
-        X.loc[rng.random(n) < 0.15, c] = np.nan
-    levels = [f"level{i:02d}" for i in range(N_CATS)]
-    X["cat"] = pd.Categorical(rng.choice(levels, n), categories=levels)
-    X.loc[rng.random(n) < 0.1, "cat"] = np.nan
-    y = X["f3"] + np.nan_to_num(X["f0"], nan=2.0) * X["f4"] + (X["cat"].cat.codes % 7) * 0.3
-    y = y + 0.1 * rng.normal(size=n)
-    model = lightgbm.LGBMRegressor(n_estimators=200, num_leaves=31, n_jobs=1, verbose=-1).fit(X, y)
-    codes = X.copy()
-    codes["cat"] = X["cat"].cat.codes.astype(float).replace(-1, np.nan)
-    return model, codes.to_numpy(np.float64)
+    """The acceptance-1 model (shared with the tests) and its training rows as a code matrix."""
+    return acceptance_model(np.random.default_rng(seed))
 
 
 def threshold_rows(model: lightgbm.LGBMRegressor, n_rows: int, rng: np.random.Generator) -> np.ndarray:
     """Rows whose numeric features sit on split thresholds or one float64 step beside them."""
-    values: dict[int, set] = {}
-    stack = [t["tree_structure"] for t in model.booster_.dump_model()["tree_info"]]
-    while stack:
-        node = stack.pop()
-        if "leaf_value" in node:
-            continue
-        stack.extend((node["left_child"], node["right_child"]))
-        if node["decision_type"] == "<=":
-            t = float(node["threshold"])
-            t = np.inf if t >= 1e300 else t
-            values.setdefault(node["split_feature"], set()).update((t, np.nextafter(t, -np.inf), np.nextafter(t, np.inf)))
+    values = split_values(model.booster_)
     rows = rng.normal(size=(n_rows, 20))
     for f, v in values.items():
-        rows[:, f] = rng.choice(np.array(sorted(v)), n_rows)
+        rows[:, f] = rng.choice(v, n_rows)
     rows[:, 19] = rng.integers(0, N_CATS, n_rows)
     return rows
-
-
-def session(model_proto) -> ort.InferenceSession:
-    options = ort.SessionOptions()
-    options.intra_op_num_threads = 1
-    options.inter_op_num_threads = 1
-    return ort.InferenceSession(model_proto.SerializeToString(), options, providers=["CPUExecutionProvider"])
 
 
 def peer_model(model):

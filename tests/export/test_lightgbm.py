@@ -14,9 +14,10 @@ from wirework.errors import ExportError  # noqa: E402
 from wirework.export import heads  # noqa: E402
 from wirework.export.builder import GraphBuilder  # noqa: E402
 from wirework.export.lightgbm import ZERO_BAND, categories, convert, methods, trees_of  # noqa: E402
+from wirework.export.parity import session  # noqa: E402
 from wirework.export.trees import count_entries  # noqa: E402
+from _lightgbm_case import N_CATS, acceptance_model, split_values  # noqa: E402
 
-N_CATS = 40
 
 
 # -- helpers -------------------------------------------------------------------
@@ -44,29 +45,7 @@ def _is_vector(model, method):
 
 
 def run(model_proto, X, threads=1, output=0):
-    options = ort.SessionOptions()
-    options.intra_op_num_threads = threads
-    options.inter_op_num_threads = 1
-    session = ort.InferenceSession(model_proto.SerializeToString(), options, providers=["CPUExecutionProvider"])
-    return session.run(None, {"X": X})[output]
-
-
-def split_values(booster):
-    """Per feature: every numerical threshold of the model and its neighbours both ways."""
-    values: dict[int, set] = {}
-    stack = [t["tree_structure"] for t in booster.dump_model()["tree_info"]]
-    while stack:
-        node = stack.pop()
-        if "leaf_value" in node:
-            continue
-        stack.extend((node["left_child"], node["right_child"]))
-        if node["decision_type"] == "<=":
-            t = float(node["threshold"])
-            t = np.inf if t >= 1e300 else t
-            values.setdefault(int(node["split_feature"]), set()).update(
-                (t, np.nextafter(t, -np.inf), np.nextafter(t, np.inf))
-            )
-    return {f: np.array(sorted(v)) for f, v in values.items()}
+    return session(model_proto, threads).run(None, {"X": X})[output]
 
 
 def threshold_rows(booster, n_features, n_rows, rng, dtype=np.float64, categorical=()):
@@ -104,19 +83,8 @@ def special_rows(n_features, categorical, rng, n_rows=400):
 def big():
     """200 trees x 31 leaves; 19 numeric features (3 with NaN) and one 40-level pandas categorical."""
     rng = np.random.default_rng(0)
-    n = 5000
-    X = pd.DataFrame(rng.normal(size=(n, 19)), columns=[f"f{i}" for i in range(19)])
-    for c in ("f0", "f1", "f2"):
-        X.loc[rng.random(n) < 0.15, c] = np.nan
-    levels = [f"level{i:02d}" for i in range(N_CATS)]
-    X["cat"] = pd.Categorical(rng.choice(levels, n), categories=levels)
-    X.loc[rng.random(n) < 0.1, "cat"] = np.nan
-    y = X["f3"] + np.nan_to_num(X["f0"], nan=2.0) * X["f4"] + (X["cat"].cat.codes % 7) * 0.3
-    y = y + 0.1 * rng.normal(size=n)
-    model = lightgbm.LGBMRegressor(n_estimators=200, num_leaves=31, n_jobs=1, verbose=-1).fit(X, y)
-    codes = X.copy()
-    codes["cat"] = X["cat"].cat.codes.astype(float).replace(-1, np.nan)
-    rows = [codes.to_numpy(np.float64)[:4000]]
+    model, codes = acceptance_model(rng)
+    rows = [codes[:4000]]
     test = rng.normal(size=(2000, 20))
     test[:, 19] = rng.integers(0, N_CATS, 2000)
     rows.append(test)

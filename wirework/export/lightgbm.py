@@ -53,7 +53,7 @@ from wirework.errors import ExportError
 from wirework.export import heads
 from wirework.export.builder import GraphBuilder
 from wirework.export.registry import register
-from wirework.export.trees import Mode, PostTransform, Tree, single_leaf, softmax, tree_ensemble
+from wirework.export.trees import Mode, PostTransform, Tree, logistic, single_leaf, softmax, tree_ensemble
 
 __all__ = ["convert", "methods", "n_features", "categories", "trees_of"]
 
@@ -331,17 +331,6 @@ def categories(model: Any) -> dict[int, np.ndarray]:
     return {column: np.asarray(values) for column, values in zip(columns, pandas_categorical)}
 
 
-def _sigmoid(g: GraphBuilder, scores: str, scale: float) -> str:
-    """``1 / (1 + exp(-scale * s))``, operation for operation as LightGBM computes it."""
-    if scale == 1.0:
-        negative = g.op("Neg", [scores], hint="neg_score")
-    else:
-        negative = g.op("Mul", [scores, g.const(np.array([-scale]), "neg_sigmoid")], hint="neg_score")
-    exp = g.op("Exp", [negative], hint="exp")
-    one = g.const(np.ones(1), "one")
-    return g.op("Div", [one, g.op("Add", [one, exp], hint="denominator")], hint="probability")
-
-
 def _transform(g: GraphBuilder, scores: str, objective: _Objective) -> str:
     """Rule 6: the objective's output transform of the raw scores."""
     name = objective.name
@@ -353,9 +342,9 @@ def _transform(g: GraphBuilder, scores: str, objective: _Objective) -> str:
     if name in _EXP:
         return g.op("Exp", [scores], hint="exp_score")
     if name in _SIGMOID:
-        return _sigmoid(g, scores, objective.sigmoid if name == "binary" else 1.0)
+        return logistic(g, scores, objective.sigmoid if name == "binary" else 1.0)
     if name == "multiclassova":
-        return _sigmoid(g, scores, objective.sigmoid)
+        return logistic(g, scores, objective.sigmoid)
     return softmax(g, scores)  # LightGBM's Common::Softmax: exp(s - max) over its sum
 
 

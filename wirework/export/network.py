@@ -218,9 +218,7 @@ def lower(g: GraphBuilder, outputs: Mapping[str, Node], x: str, sample: Any) -> 
         ) from exc
     names: dict[Node, str] = {source: x}
     cx = Context(g, names, memo)
-    order: list[Node] = []
-    for out in outputs.values():
-        order.extend(n for n in out._ancestry() if n not in order)
+    order = dict.fromkeys(n for out in outputs.values() for n in out._ancestry())  # union, in order
     for item in order:
         if item in names:
             continue

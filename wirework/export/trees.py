@@ -302,10 +302,14 @@ def tree_ensemble(
     return _post_transform(g, scores, PostTransform(post_transform))
 
 
-def logistic(g: GraphBuilder, scores: str) -> str:
-    """``1 / (1 + exp(-scores))``, elementwise, in the graph's precision."""
+def logistic(g: GraphBuilder, scores: str, scale: float = 1.0) -> str:
+    """``1 / (1 + exp(-scale * scores))``, elementwise, in the graph's precision."""
     one = g.const(np.ones(1), "one")
-    exp = g.op("Exp", [g.op("Neg", [scores], hint="neg")], hint="exp")
+    if scale == 1.0:
+        negative = g.op("Neg", [scores], hint="neg")
+    else:
+        negative = g.op("Mul", [scores, g.const(np.array([-scale]), "neg_scale")], hint="neg")
+    exp = g.op("Exp", [negative], hint="exp")
     return g.op("Div", [one, g.op("Add", [one, exp], hint="denominator")], hint="probability")
 
 
