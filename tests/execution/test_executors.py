@@ -66,6 +66,7 @@ class TestExecutorConformance:
             yhat.fit(executor=executor)
         assert isinstance(info.value, ValueError) and info.value.machine is bad
         assert good.state == 1 and bad.state == 0 and judge.state == 0
+        assert judge.report()["action"] == "blocked" and bad.report()["action"] == "failed"
         bad.model.fail = False
         yhat.fit(executor=executor)
         assert (good.state, bad.state, judge.state) == (1, 1, 1)

@@ -94,6 +94,27 @@ def test_training_graph_orders_as_training_order(net, data):
 
 @SETTINGS
 @given(networks())
+def test_sequential_passes_visit_in_waves_whatever_the_error_mode(net):
+    """The sequential loop that stops at the first failure visits as the general loop does."""
+    root, machines, needs = net
+    graph = training_graph([root])
+    waves = graph.waves()
+    assert sorted(waves) == list(range(len(graph.machines)))
+    position = {graph.machines[k]: p for p, k in enumerate(waves)}
+    for m in machines:
+        assert all(position[u] < position[m] for u in needs[m])
+    orders = []
+    for on_error in ("raise", "continue"):  # "continue" takes the general loop
+        events = []
+        Toy.events.clear()
+        root.fit(force=True, on_error=on_error, progress=events.append)
+        orders.append((fitted_tags(), [(e["done"], e["action"]) for e in events]))
+    assert orders[0] == orders[1]
+    assert orders[0][0] == [graph.machines[k].model.tag for k in waves]
+
+
+@SETTINGS
+@given(networks())
 def test_each_machine_trains_at_most_once_per_fit(net):
     root, machines, needs = net
     Toy.events.clear()

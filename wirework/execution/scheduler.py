@@ -108,44 +108,49 @@ def schedule(
 
     engine.open()
     try:
-        while ready or running:
-            ready.sort()  # positions in training order
-            batch, ready[:] = list(ready), []
-            for k in batch:
-                machine = machines[k]
-                stop = bool(failures) and on_error == "raise"
-                if stop or k in blocked:
-                    why = "an earlier failure stopped the pass" if stop else "a machine it needs failed"
-                    machine._report = {"action": "blocked", "reason": why, "state": machine.state}
-                    visited(k)
-                    continue
-                try:
-                    job = machine._plan(run, force=force or id(machine) in forced_ids)
-                except WireworkError as error:
-                    failed(k, error)
-                    continue
-                if job is None:
-                    visited(k)
-                    continue
-                future = engine.submit(job.model, job.values, job.vector)
-                running[future] = (k, job)
-                bar.start(machine)
-                if synchronous and getattr(future, "done", lambda: False)():
-                    collect([future])  # known at once: a failure stops the batch right here
-            if running:
-                waiting_on = [f for f in running if f not in deferred]
-                if all(not dependants[running[f][0]] for f in waiting_on):
-                    done = engine.wait_all(waiting_on)  # nothing waits on any of them: one wait for all
-                else:
-                    done = engine.wait_any(waiting_on) if waiting_on else []
-                # Results nothing waits for are fetched together later: one round trip for many (Dask).
-                urgent = [f for f in done if dependants[running[f][0]]]
-                deferred.extend(f for f in done if not dependants[running[f][0]])
-                if urgent:
-                    collect(urgent)
-                if deferred and len(deferred) == len(running):
-                    batch_done, deferred[:] = list(deferred), []
-                    collect(batch_done)
+        if synchronous and on_error == "raise":  # each fit ends when submitted: no bookkeeping of futures
+            failure = _one_at_a_time(graph, run, force, forced_ids, engine, bar)
+            if failure is not None:
+                failures.append(failure)
+        else:
+            while ready or running:
+                ready.sort()  # positions in training order
+                batch, ready[:] = list(ready), []
+                for k in batch:
+                    machine = machines[k]
+                    stop = bool(failures) and on_error == "raise"
+                    if stop or k in blocked:
+                        why = "an earlier failure stopped the pass" if stop else "a machine it needs failed"
+                        machine._report = {"action": "blocked", "reason": why, "state": machine.state}
+                        visited(k)
+                        continue
+                    try:
+                        job = machine._plan(run, force=force or id(machine) in forced_ids)
+                    except WireworkError as error:
+                        failed(k, error)
+                        continue
+                    if job is None:
+                        visited(k)
+                        continue
+                    future = engine.submit(job.model, job.values, job.vector)
+                    running[future] = (k, job)
+                    bar.start(machine)
+                    if synchronous and getattr(future, "done", lambda: False)():
+                        collect([future])  # known at once: a failure stops the batch right here
+                if running:
+                    waiting_on = [f for f in running if f not in deferred]
+                    if all(not dependants[running[f][0]] for f in waiting_on):
+                        done = engine.wait_all(waiting_on)  # nothing waits on any of them: one wait for all
+                    else:
+                        done = engine.wait_any(waiting_on) if waiting_on else []
+                    # Results nothing waits for are fetched together later: one round trip for many (Dask).
+                    urgent = [f for f in done if dependants[running[f][0]]]
+                    deferred.extend(f for f in done if not dependants[running[f][0]])
+                    if urgent:
+                        collect(urgent)
+                    if deferred and len(deferred) == len(running):
+                        batch_done, deferred[:] = list(deferred), []
+                        collect(batch_done)
     finally:
         engine.close()
         bar.close()
@@ -161,6 +166,39 @@ def schedule(
             "fix these and fit again to resume.",
         ) from failures[0]
     return list(machines)
+
+
+def _one_at_a_time(
+    graph: Any, run: FitPass, force: bool, forced_ids: set[int], engine: Any, bar: Progress
+) -> WireworkError | None:
+    """The loop for an executor that fits in the calling thread, stopping at the first failure.
+
+    Visits the machines in the order the general loop visits them when every
+    fit is done as soon as it is submitted (:meth:`TrainingGraph.waves`), and
+    reports the same actions. Returns the failure, or ``None``.
+    """
+    machines = graph.machines
+    failure: WireworkError | None = None
+    for k in graph.waves():
+        machine = machines[k]
+        if failure is not None:
+            machine._report = {"action": "blocked", "reason": "an earlier failure stopped the pass", "state": machine.state}
+            bar.step(machine)
+            continue
+        try:
+            job = machine._plan(run, force=force or id(machine) in forced_ids)
+        except WireworkError as error:
+            failure = error
+            job = None
+        if job is not None:
+            bar.start(machine)
+            ((result, error),) = engine.outcomes([engine.submit(job.model, job.values, job.vector)])
+            if error is None:
+                machine._finish(job, result[0], result[1], run.cache)
+            else:
+                failure = machine._failure(job, error)
+        bar.step(machine)
+    return failure
 
 
 register_scheduler(schedule)

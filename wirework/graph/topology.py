@@ -94,7 +94,7 @@ class TrainingGraph:
     ancestry (``_training_graph()``).
     """
 
-    __slots__ = ("machines", "needs", "dependants")
+    __slots__ = ("machines", "needs", "dependants", "_waves")
 
     def __init__(self, machines: tuple[Machine, ...]) -> None:
         position = {id(m): k for k, m in enumerate(machines)}
@@ -108,6 +108,30 @@ class TrainingGraph:
         self.machines = machines
         self.needs = tuple(needs)
         self.dependants = tuple(map(tuple, dependants))
+        self._waves: tuple[int, ...] | None = None
+
+    def waves(self) -> tuple[int, ...]:
+        """Positions in the order a pass visits them when each fit ends before the next starts.
+
+        Wave by wave: the machines that need nothing, in training order; then
+        those whose last need was met in the previous wave, in training order;
+        and so on. Computed once.
+        """
+        if self._waves is None:
+            waiting = list(self.needs)
+            wave = [k for k, n in enumerate(waiting) if n == 0]
+            order: list[int] = []
+            while wave:
+                order.extend(wave)
+                following = []
+                for k in wave:
+                    for j in self.dependants[k]:
+                        waiting[j] -= 1
+                        if waiting[j] == 0:
+                            following.append(j)
+                wave = sorted(following)
+            self._waves = tuple(order)
+        return self._waves
 
 
 def training_graph(roots: Iterable[Node | Machine]) -> TrainingGraph:
