@@ -4,6 +4,7 @@ import numpy as np
 import pandas as pd
 import pytest
 from _counting import Counting, calls, fits
+from sklearn.base import BaseEstimator
 from sklearn.decomposition import PCA
 from sklearn.ensemble import RandomForestRegressor
 from sklearn.linear_model import Lasso, LinearRegression, Ridge
@@ -11,6 +12,8 @@ from sklearn.pipeline import make_pipeline
 from sklearn.preprocessing import StandardScaler
 
 import wirework as ww
+from wirework.graph.fingerprint import param_values, shallow_params
+from wirework.graph.machines import params_key
 
 RNG = np.random.default_rng(0)
 X_DATA = RNG.normal(size=(60, 4))
@@ -238,3 +241,48 @@ def test_report_and_repr():
     report = ridge.report()
     assert report["model"] == "Counting" and report["state"] == 1 and report["action"] == "trained"
     assert repr(ridge).startswith("machine(Counting(estimator=Ridge(), tag='ridge'), transform(m1, transform(m2, X)), y")
+
+
+class _NoParams(BaseEstimator):
+    def fit(self, X, y=None):
+        return self
+
+
+class _OneParam(BaseEstimator):
+    def __init__(self, alpha=1.0):
+        self.alpha = alpha
+
+    def fit(self, X, y=None):
+        return self
+
+
+class _OwnGetParams(_OneParam):
+    def get_params(self, deep=True):
+        return {"alpha": self.alpha, "extra": "told"}
+
+
+@pytest.mark.parametrize(
+    "model, expected",
+    [
+        (_NoParams(), {}),
+        (_OneParam(2.0), {"alpha": 2.0}),
+        (Ridge(alpha=3.0), Ridge(alpha=3.0).get_params(deep=False)),
+        (_OwnGetParams(4.0), {"alpha": 4.0, "extra": "told"}),
+    ],
+)
+def test_shallow_params_equal_get_params(model, expected):
+    assert shallow_params(model) == expected == model.get_params(deep=False)
+    found = param_values(model)
+    if isinstance(model, _OwnGetParams):
+        assert found is None  # its own get_params is asked
+    else:
+        assert dict(zip(*found)) == expected
+
+
+def test_params_keys_compare_values_with_their_types_and_nan():
+    assert params_key(_OneParam(1.0)) == params_key(_OneParam(1.0))
+    assert params_key(_OneParam(1)) != params_key(_OneParam(1.0)) != params_key(_OneParam(True))
+    assert params_key(_OneParam(float("nan"))) == params_key(_OneParam(float("nan")))
+    assert params_key(_OneParam(2.0)) != params_key(_OwnGetParams(2.0))
+    assert params_key(Ridge(alpha=1.0)) != params_key(Ridge(alpha=2.0))
+    assert params_key(_NoParams()) == params_key(_NoParams())

@@ -63,20 +63,37 @@ _EXECUTION_PARAMS = frozenset({"cache", "executor", "n_jobs", "verbose"})
 _PLAIN = frozenset({type(None), bool, int, float, str})
 
 
-def _quick_key(value: Any) -> Any:
-    """A cheap stand-in for the skeleton's token, or ``None`` when only hashing can tell."""
-    kind = type(value)
-    if kind in _PLAIN:
-        return (kind, value)
-    if kind is list or kind is tuple:
-        items = tuple(map(_quick_key, value))
-        return None if None in items else (kind, items)
-    if kind is dict:
-        items = tuple((k, _quick_key(v)) for k, v in value.items())
-        return None if any(i is None for _, i in items) else ("dict", items)
-    if is_estimator(value):
-        return ("estimator", id(value))
-    return None
+def _quick_key(value: Any) -> tuple | None:
+    """A cheap stand-in for the skeleton's token, or ``None`` when only hashing can tell.
+
+    A flat tuple: plain values by type and value, containers by type and
+    length, estimators by identity (dict keys count as values).
+    """
+    out: list[Any] = []
+    stack = [value]
+    pop, push, add = stack.pop, stack.append, out.append
+    while stack:
+        item = pop()
+        kind = type(item)
+        if kind in _PLAIN:
+            add(kind)
+            add(item)
+        elif kind is list or kind is tuple:
+            add(kind)
+            add(len(item))
+            stack.extend(item)
+        elif kind is dict:
+            add(kind)
+            add(len(item))
+            for key, entry in item.items():
+                push(entry)
+                push(key)
+        elif is_estimator(item):
+            add("estimator")
+            add(id(item))
+        else:
+            return None
+    return tuple(out)
 
 
 @dataclass

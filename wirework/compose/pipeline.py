@@ -87,11 +87,13 @@ class Pipeline(NamedEstimators, Composite):
         return [(name, step) for name, step in steps if step is not None and not (isinstance(step, str) and step == "passthrough")]
 
     def _kind(self) -> str | None:
-        try:
-            steps = self._live_steps()
+        try:  # the last live step, without the full check of the steps that network() makes
+            for _, step in reversed(self.steps):
+                if step is not None and not (isinstance(step, str) and step == "passthrough"):
+                    return _kind_of(step)
         except Exception:
             return None
-        return _kind_of(steps[-1][1]) if steps else None
+        return None
 
     def network(self, X: Source, y: Source | None = None) -> Signature:
         steps = self._live_steps()

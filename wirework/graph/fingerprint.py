@@ -60,6 +60,7 @@ import enum
 import functools
 import hashlib
 import itertools
+import operator
 import os
 import pickle
 import struct
@@ -73,7 +74,7 @@ from typing import Any
 import numpy as np
 import xxhash
 
-__all__ = ["MAX_DEPTH", "model_token", "shallow_params", "tokenize"]
+__all__ = ["MAX_DEPTH", "model_token", "param_values", "shallow_params", "tokenize"]
 
 #: Containers nested deeper than this are hashed by rule 9 (pickle).
 MAX_DEPTH = 100
@@ -332,25 +333,47 @@ def _feed_other(tk: _Tokenizer, h: _Hash, obj: Any) -> None:
         _feed_container_or_opaque(tk, h, obj)
 
 
-_PARAM_NAMES: dict[type, tuple[str, ...]] = {}
+_PARAM_GETTERS: dict[type, tuple[tuple[str, ...], Callable[[Any], tuple]]] = {}
+
+
+def param_values(obj: Any) -> tuple[tuple[str, ...], tuple] | None:
+    """``(names, values)`` of ``get_params(deep=False)`` for a plain scikit-learn estimator, else ``None``.
+
+    "Plain": its class keeps ``BaseEstimator.get_params``, which is
+    ``{name: getattr(obj, name)}`` over the ``__init__`` parameter names; the
+    names and one getter for all of them are kept per class (scikit-learn
+    reads the signature with ``inspect`` on every call). The names tuple is
+    the same object on every call.
+    """
+    kind = type(obj)
+    entry = _PARAM_GETTERS.get(kind)
+    if entry is None:
+        base = sys.modules.get("sklearn.base")
+        if base is None or getattr(kind, "get_params", None) is not base.BaseEstimator.get_params:
+            return None
+        names = tuple(kind._get_param_names())
+        if len(names) > 1:
+            getter = operator.attrgetter(*names)
+        elif names:
+            one = operator.attrgetter(names[0])
+            getter = lambda o: (one(o),)  # noqa: E731
+        else:
+            getter = lambda o: ()  # noqa: E731
+        entry = _PARAM_GETTERS[kind] = (names, getter)
+    names, getter = entry
+    return names, getter(obj)
 
 
 def shallow_params(obj: Any) -> Any:
     """``obj.get_params(deep=False)``, without re-reading the class signature each time.
 
-    scikit-learn's ``BaseEstimator.get_params(deep=False)`` is
-    ``{name: getattr(obj, name)}`` over the ``__init__`` parameter names,
-    which it finds with ``inspect`` on every call; those names are cached
-    here per class. Estimators that override ``get_params`` are asked.
+    Plain scikit-learn estimators as in :func:`param_values`; estimators that
+    override ``get_params`` are asked.
     """
-    kind = type(obj)
-    base = sys.modules.get("sklearn.base")
-    if base is not None and getattr(kind, "get_params", None) is base.BaseEstimator.get_params:
-        names = _PARAM_NAMES.get(kind)
-        if names is None:
-            names = _PARAM_NAMES[kind] = tuple(kind._get_param_names())
-        return {name: getattr(obj, name) for name in names}
-    return obj.get_params(deep=False)
+    found = param_values(obj)
+    if found is None:
+        return obj.get_params(deep=False)
+    return dict(zip(*found))
 
 
 def _feed_estimator(tk: _Tokenizer, h: _Hash, obj: Any) -> bool:

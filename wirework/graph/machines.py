@@ -24,7 +24,7 @@ from wirework.errors import (
 )
 from wirework.graph.cache import FitCache
 from wirework.graph.data import describe, is_data, n_rows
-from wirework.graph.fingerprint import model_token, shallow_params
+from wirework.graph.fingerprint import model_token, param_values, shallow_params
 from wirework.graph.nodes import DynamicNode, Node, Source
 from wirework.graph.topology import TrainingGraph, training_order, upstream_machines, upstream_sources
 
@@ -435,16 +435,23 @@ def params_key(model: Any) -> Any:
     (:func:`model_token`).
     """
     try:
-        params = shallow_params(model)
+        found = param_values(model)
+        names, values = found if found is not None else _names_values(model.get_params(deep=False))
     except Exception:
         return model_token(model)
-    values = tuple(params.values())
     kinds = tuple(map(type, values))
     if not _PLAIN.issuperset(kinds):
         return model_token(model)
-    if float in kinds and any(v != v for v in values):  # NaN equals NaN here
-        values = tuple("nan" if v != v else v for v in values)
-    return (type(model), tuple(params), kinds, values)
+    if float in kinds:
+        for v in values:
+            if v != v:  # NaN equals NaN here
+                values = tuple("nan" if v != v else v for v in values)
+                break
+    return (type(model), names, kinds, values)
+
+
+def _names_values(params: dict[str, Any]) -> tuple[tuple[str, ...], tuple]:
+    return tuple(params), tuple(params.values())
 
 
 def _wants_column(model: Any) -> bool:
