@@ -30,6 +30,11 @@ def _current() -> dict[str, Any]:
     return getattr(_local, "config", _global)
 
 
+def setting(name: str) -> Any:
+    """One setting in force, without copying them all (for the library's hot paths)."""
+    return _current()[name]
+
+
 def get_config() -> dict[str, Any]:
     """A copy of the settings in force: ``cache`` (a ``FitCache`` or ``None``)."""
     return dict(_current())

@@ -24,7 +24,7 @@ from sklearn.utils.metaestimators import available_if
 from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import validate_data
 
-from wirework.config import get_config
+from wirework.config import setting
 from wirework.errors import ArgumentError, DataError, GraphError, NotTrainedError
 from wirework.graph.cache import FitCache
 from wirework.graph.data import describe
@@ -210,7 +210,7 @@ class Composite(BaseEstimator):
         """The ``cache`` parameter (read from ``params`` when given), else the global setting."""
         cache = (self.get_params(deep=False) if params is None else params).get("cache")
         if cache is None:
-            return get_config()["cache"]
+            return setting("cache")
         if not isinstance(cache, FitCache):
             raise ArgumentError(f"Expected cache to be a ww.FitCache or None. Received: {describe(cache)}.")
         return cache

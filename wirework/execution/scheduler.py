@@ -1,4 +1,4 @@
-"""The one scheduler loop: ready machines to an executor, results back, in dependency order.
+"""The scheduler: ready machines to an executor, results back, in dependency order.
 
 A machine is *ready* when every machine it needs (upstream in the completed
 graph) has finished its visit. Ready machines are planned in the scheduling
@@ -13,6 +13,11 @@ machines that finished stay trained (the next fit resumes); with
 ``on_error="raise"`` running fits are awaited and recorded before the error
 is raised; with ``on_error="continue"`` every machine not downstream of a
 failure still trains and all failures are raised together at the end.
+
+A sequential pass that stops at the first failure (the default) needs none
+of the bookkeeping of futures: it visits the machines one at a time in the
+order the general loop would (``TrainingGraph.waves``), with the same
+reports, and is cheaper per machine.
 """
 
 from __future__ import annotations
@@ -67,16 +72,44 @@ def schedule(
         raise ArgumentError(f"Expected on_error to be 'raise' or 'continue'. Received: {on_error!r}.")
     # Machines by position in training order; who needs whom (kept by the roots between passes).
     graph = training_graph(roots)
-    machines, dependants = graph.machines, graph.dependants
     forced_ids = {id(m) for m in forced}
+    bar = Progress(len(graph.machines), verbose=verbose, callback=progress)
+    engine = resolve_executor(executor, n_jobs)
+    engine.open()
+    try:
+        if engine.name == "sequential" and on_error == "raise":  # each fit ends when submitted
+            failure = _one_at_a_time(graph, run, force, forced_ids, engine, bar)
+            failures = [] if failure is None else [failure]
+        else:
+            failures = _as_ready(graph, run, force, forced_ids, engine, bar, on_error)
+    finally:
+        engine.close()
+        bar.close()
+    if failures:
+        order = {id(m): k for k, m in enumerate(graph.machines)}
+        failures.sort(key=lambda error: order.get(id(getattr(error, "machine", None)), -1))  # not by finish time
+        if len(failures) == 1:
+            raise failures[0]
+        summary = "; ".join(str(f).split(". Model:")[0] for f in failures)
+        raise MachineFitError.wrapping(
+            failures[0].__cause__ or failures[0],
+            f"{len(failures)} machines failed to train: {summary}. The others that could train did; "
+            "fix these and fit again to resume.",
+        ) from failures[0]
+    return list(graph.machines)
+
+
+def _as_ready(
+    graph: Any, run: FitPass, force: bool, forced_ids: set[int], engine: Any, bar: Progress, on_error: str
+) -> list[WireworkError]:
+    """The general loop: ready machines to the executor, results back as they come; returns the failures."""
+    machines, dependants = graph.machines, graph.dependants
     waiting = list(graph.needs)
     ready = [k for k, n in enumerate(waiting) if n == 0]
     blocked: set[int] = set()
     failures: list[WireworkError] = []
     running: dict[Any, tuple[int, Job]] = {}
     deferred: list[Any] = []
-    bar = Progress(len(machines), verbose=verbose, callback=progress)
-    engine = resolve_executor(executor, n_jobs)
     synchronous = engine.name == "sequential"
 
     def visited(k: int) -> None:
@@ -106,66 +139,45 @@ def schedule(
             job.machine._finish(job, fitted, seconds, run.cache)
             visited(k)
 
-    engine.open()
-    try:
-        if synchronous and on_error == "raise":  # each fit ends when submitted: no bookkeeping of futures
-            failure = _one_at_a_time(graph, run, force, forced_ids, engine, bar)
-            if failure is not None:
-                failures.append(failure)
-        else:
-            while ready or running:
-                ready.sort()  # positions in training order
-                batch, ready[:] = list(ready), []
-                for k in batch:
-                    machine = machines[k]
-                    stop = bool(failures) and on_error == "raise"
-                    if stop or k in blocked:
-                        why = "an earlier failure stopped the pass" if stop else "a machine it needs failed"
-                        machine._report = {"action": "blocked", "reason": why, "state": machine.state}
-                        visited(k)
-                        continue
-                    try:
-                        job = machine._plan(run, force=force or id(machine) in forced_ids)
-                    except WireworkError as error:
-                        failed(k, error)
-                        continue
-                    if job is None:
-                        visited(k)
-                        continue
-                    future = engine.submit(job.model, job.values, job.vector)
-                    running[future] = (k, job)
-                    bar.start(machine)
-                    if synchronous and getattr(future, "done", lambda: False)():
-                        collect([future])  # known at once: a failure stops the batch right here
-                if running:
-                    waiting_on = [f for f in running if f not in deferred]
-                    if all(not dependants[running[f][0]] for f in waiting_on):
-                        done = engine.wait_all(waiting_on)  # nothing waits on any of them: one wait for all
-                    else:
-                        done = engine.wait_any(waiting_on) if waiting_on else []
-                    # Results nothing waits for are fetched together later: one round trip for many (Dask).
-                    urgent = [f for f in done if dependants[running[f][0]]]
-                    deferred.extend(f for f in done if not dependants[running[f][0]])
-                    if urgent:
-                        collect(urgent)
-                    if deferred and len(deferred) == len(running):
-                        batch_done, deferred[:] = list(deferred), []
-                        collect(batch_done)
-    finally:
-        engine.close()
-        bar.close()
-    if failures:
-        order = {id(m): k for k, m in enumerate(machines)}
-        failures.sort(key=lambda error: order.get(id(getattr(error, "machine", None)), -1))  # not by finish time
-        if len(failures) == 1:
-            raise failures[0]
-        summary = "; ".join(str(f).split(". Model:")[0] for f in failures)
-        raise MachineFitError.wrapping(
-            failures[0].__cause__ or failures[0],
-            f"{len(failures)} machines failed to train: {summary}. The others that could train did; "
-            "fix these and fit again to resume.",
-        ) from failures[0]
-    return list(machines)
+    while ready or running:
+        ready.sort()  # positions in training order
+        batch, ready[:] = list(ready), []
+        for k in batch:
+            machine = machines[k]
+            stop = bool(failures) and on_error == "raise"
+            if stop or k in blocked:
+                why = "an earlier failure stopped the pass" if stop else "a machine it needs failed"
+                machine._report = {"action": "blocked", "reason": why, "state": machine.state}
+                visited(k)
+                continue
+            try:
+                job = machine._plan(run, force=force or id(machine) in forced_ids)
+            except WireworkError as error:
+                failed(k, error)
+                continue
+            if job is None:
+                visited(k)
+                continue
+            future = engine.submit(job.model, job.values, job.vector)
+            running[future] = (k, job)
+            bar.start(machine)
+            if synchronous and getattr(future, "done", lambda: False)():
+                collect([future])  # known at once: a failure stops the batch right here
+        if running:
+            waiting_on = [f for f in running if f not in deferred]
+            if all(not dependants[running[f][0]] for f in waiting_on):
+                done = engine.wait_all(waiting_on)  # nothing waits on any of them: one wait for all
+            else:
+                done = engine.wait_any(waiting_on) if waiting_on else []
+            # Results nothing waits for are fetched together later: one round trip for many (Dask).
+            urgent = [f for f in done if dependants[running[f][0]]]
+            deferred.extend(f for f in done if not dependants[running[f][0]])
+            if urgent:
+                collect(urgent)
+            if deferred and len(deferred) == len(running):
+                batch_done, deferred[:] = list(deferred), []
+                collect(batch_done)
+    return failures
 
 
 def _one_at_a_time(

@@ -20,7 +20,7 @@ import importlib
 from collections.abc import Callable, Iterable, Sequence
 from typing import TYPE_CHECKING, Any
 
-from wirework.config import get_config
+from wirework.config import setting
 from wirework.graph.nodes import evaluate
 from wirework.graph.topology import upstream_machines, upstream_sources
 
@@ -136,5 +136,5 @@ def fit_pass(
     if _SCHEDULER is None:  # the layer above registers its scheduler when imported
         importlib.import_module("wirework.execution")
     assert _SCHEDULER is not None
-    run = FitPass(cache if cache is not None else get_config()["cache"], store)
+    run = FitPass(cache if cache is not None else setting("cache"), store)
     return _SCHEDULER(roots, run=run, force=force, forced=forced, **execution)
