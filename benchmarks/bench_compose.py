@@ -231,7 +231,7 @@ def bench_retune(rounds: int, peer_peak: bool) -> None:
     print(f"\n### retune ({rounds} rounds; {versions()})\n")
     print(
         "| GridSearchCV | scikit-learn s | wirework s | speed-up (sklearn / wirework) | max abs Δ mean_test_score "
-        "| cache hits / misses / entries | cache MB (pickled) | wirework tracemalloc peak MB "
+        "| cache hits / misses / entries (kept values: hits / misses) | cache MB (pickled) | wirework tracemalloc peak MB "
         "| peak RSS growth MB: wirework / scikit-learn |"
     )
     print("| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |")
@@ -240,7 +240,8 @@ def bench_retune(rounds: int, peer_peak: bool) -> None:
         size_text = "not measured" if stats["bytes"] is None else f"{stats['bytes'] / 1e6:.0f}"  # unbounded caches skip it
         print(
             f"| refit={refit} | {sk_s:.1f} | {ww_s:.1f} | **{speedup:.2f}x** | {gap:.1e} "
-            f"| {stats['hits']} / {stats['misses']} / {stats['entries']} | {size_text} "
+            f"| {stats['hits']} / {stats['misses']} / {stats['entries']} "
+            f"({stats['value_hits']} / {stats['value_misses']}) | {size_text} "
             f"| {traced / 1e6:.0f} | {rss / 1e6:.0f} / {peer_text} |"
         )
 

@@ -119,6 +119,8 @@ def test_grid_search_with_cache_equals_scikit_learn():
     # Per split, the 12 base-learner machines train once; the other 9 candidates find them in the cache.
     assert cache.misses == 3 * 13 + 9 * 3 + 13  # + the refit on all rows
     assert cache.hits == 9 * 3 * 12
+    # Their out-of-fold predictions (2 learners x 5 folds) too: computed once per split, then found.
+    assert cache.value_misses == 3 * 10 + 10 and cache.value_hits == 9 * 3 * 10
 
 
 def test_cv_larger_than_the_rows_is_a_clear_error():

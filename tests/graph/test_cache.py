@@ -133,3 +133,54 @@ def test_bounded_and_disk_caches_measure_sizes(tmp_path):
     for cache in (ww.FitCache(max_bytes=10**9), ww.FitCache(tmp_path)):
         train(cache, alpha=1.0)
         assert cache.stats()["bytes"] > 0
+
+
+def predictions_network(cache, X=X_DATA):
+    """A first machine's predictions on X train a second one: fit, return the first machine."""
+    first = ww.machine(Counting(Ridge(), tag="first"), X_DATA, Y_DATA)
+    second = ww.machine(Ridge(), ww.node(lambda v: v.reshape(-1, 1), first.predict(X)), Y_DATA)
+    second.fit(cache=cache)
+    return first
+
+
+def predicts():
+    return [tag for tag, what in Counting.events if what == "predict"]
+
+
+def test_values_a_cached_fit_computes_in_training_are_shared():
+    cache = ww.FitCache()
+    a = predictions_network(cache)
+    b = predictions_network(cache)  # another network: its first machine finds the fit and its predictions
+    assert fits() == ["first"] and predicts() == ["first"]
+    assert b.fitted_model is a.fitted_model
+    assert cache.value_hits == 1 and cache.value_misses == 1 and cache.stats()["values"] == 1
+    other_input = X_DATA.copy()
+    other_input[3, 1] += 1e-12  # one changed cell of the input: computed again
+    predictions_network(cache, X=other_input)
+    assert predicts() == ["first", "first"] and cache.value_misses == 2
+
+
+def test_values_are_kept_only_with_the_very_fitted_object(tmp_path):
+    predictions_network(ww.FitCache(tmp_path))
+    predictions_network(ww.FitCache(tmp_path))  # a disk cache returns a copy of the fit: its values are not kept
+    assert fits() == ["first"] and predicts() == ["first", "first"]
+    cache = ww.FitCache()
+    first = predictions_network(cache)
+    key = first._fit_key
+    cache.put(key, Counting(Ridge(), tag="first").fit(X_DATA, Y_DATA))  # another object under the same key
+    assert cache.stats()["values"] == 0
+    predictions_network(cache)
+    assert predicts().count("first") == 4  # the hit is the new object; its predictions are its own
+
+
+def test_bounded_cache_counts_and_evicts_values_with_their_fit():
+    cache = ww.FitCache(max_bytes=10**6)
+    predictions_network(cache)
+    assert cache.stats()["values"] == 1
+    with_values = cache.nbytes
+    assert with_values >= X_DATA.shape[0] * 8  # the kept predictions count
+    cache.max_bytes = 1  # everything goes, values with their fits
+    cache.put("other", [0.0])
+    assert len(cache) == 0 and cache.stats()["values"] == 0
+    cache.clear()
+    assert cache.stats()["value_hits"] == cache.stats()["value_misses"] == 0

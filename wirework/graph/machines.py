@@ -106,6 +106,7 @@ class Machine:
         self._frozen = False
         self._state = 0
         self._fitted: Any = None
+        self._fit_key: str | None = None  # the fit cache's key of the last training, when a cache was on
         self._vector = False
         self._snapshot: _Snapshot | None = None
         self._upstream: tuple[tuple[Machine, ...], tuple[Source, ...]] | None = None
@@ -351,6 +352,7 @@ class Machine:
             cache.put(job.key, fitted)
         machines, sources = self._upstream_of_args()
         self._fitted = fitted
+        self._fit_key = job.key
         self._vector = job.vector
         self._state += 1
         self._snapshot = _Snapshot(

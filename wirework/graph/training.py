@@ -21,7 +21,6 @@ from collections.abc import Callable, Iterable, Sequence
 from typing import TYPE_CHECKING, Any
 
 from wirework.config import setting
-from wirework.graph.nodes import evaluate
 from wirework.graph.topology import upstream_machines, upstream_sources
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -77,8 +76,6 @@ class FitPass:
 
     def value(self, node: Node) -> Any:
         """Value of ``node`` on the training data, each ancestor computed at most once."""
-        if self.store is None:
-            return evaluate(node, self.memo)
         memo, store = self.memo, self.store
         for item in node._ancestry():
             if item in memo:
@@ -86,13 +83,34 @@ class FitPass:
             if item.kind == "source":
                 memo[item] = item._compute(memo, None)
                 continue
-            stamp = store.stamp(item)
-            found, value = store.get(item, stamp)
-            if not found:
-                value = item._compute(memo, None)
+            if store is not None:
+                stamp = store.stamp(item)
+                found, value = store.get(item, stamp)
+                if found:
+                    memo[item] = value
+                    continue
+            value = self._compute(item)
+            if store is not None:
                 store.put(item, stamp, value)
             memo[item] = value
         return memo[node]
+
+    def _compute(self, item: Node) -> Any:
+        """``item``'s value from its parents' (in the memo); a machine's output through the cache's
+        :meth:`~wirework.graph.cache.FitCache.applied` when the machine's fit is cached there."""
+        cache = self.cache
+        if cache is not None and item.kind == "dynamic":
+            machine = item.machine
+            fit_key = getattr(machine, "_fit_key", None)
+            if fit_key is not None:
+                return cache.applied(
+                    fit_key,
+                    machine._fitted,
+                    item.operation,
+                    self.memo[item.parents[0]],
+                    lambda: item._compute(self.memo, None),
+                )
+        return item._compute(self.memo, None)
 
 
 #: The scheduler loop, provided by the execution layer (``wirework.execution``).
