@@ -55,8 +55,8 @@ class GraphBuilder:
     >>> y = g.op("Add", [x, g.const(np.array([1.0, 2.0]), "shift")])
     >>> g.add_output(y, "predict", np.float64, [None, 2])
     >>> model = g.to_model()
-    >>> [n.op_type for n in model.graph.node]
-    ['Add', 'Identity']
+    >>> [(n.op_type, list(n.output)) for n in model.graph.node]  # the Add writes the output itself
+    [('Add', ['predict'])]
     """
 
     def __init__(self, dtype: Any = "float64", name: str = "wirework") -> None:
@@ -173,7 +173,8 @@ class GraphBuilder:
         return name
 
     def add_output(self, value: str, name: str, dtype: Any = None, shape: Sequence[int | None] | None = None) -> None:
-        """Expose ``value`` as the graph output ``name`` (through an Identity, so names never clash).
+        """Expose ``value`` as the graph output ``name`` (through an Identity, so names never clash;
+        :meth:`to_model` drops it where the node making ``value`` can write ``name`` itself).
 
         Without ``dtype`` and ``shape`` the output's type is found by ONNX
         shape inference when the model is finished.
@@ -235,7 +236,8 @@ class GraphBuilder:
     def to_model(self) -> Any:
         """The finished, checked ``ModelProto`` (deterministic for the same content)."""
         onnx = self.onnx
-        graph = onnx.helper.make_graph(self.nodes, self.name, self.inputs, self.outputs, self.initializers)
+        nodes = _fold_output_identities(self.nodes, self.inputs, self.outputs, self.initializers)
+        graph = onnx.helper.make_graph(nodes, self.name, self.inputs, self.outputs, self.initializers)
         model = onnx.helper.make_model(
             graph,
             opset_imports=[onnx.helper.make_opsetid("", OPSET), onnx.helper.make_opsetid(ML_DOMAIN, ML_OPSET)],
@@ -249,6 +251,55 @@ class GraphBuilder:
             entry = model.metadata_props.add()
             entry.key, entry.value = key, self.metadata[key]
         return model
+
+
+def _fold_output_identities(nodes: list, inputs: list, outputs: list, initializers: list) -> list:
+    """``nodes`` without the Identity nodes that only rename a value to an output's name.
+
+    :meth:`GraphBuilder.add_output` names outputs through an Identity; when
+    its input is made by a node here, read by nothing else and is no graph
+    output itself, a copy of that node writes the output directly (one node
+    less to run per call). ``nodes`` themselves are not changed.
+    """
+    output_names = {o.name for o in outputs}
+    outer = {i.name for i in inputs} | {t.name for t in initializers}
+    readers: dict[str, int] = {}
+    for name in _names_read(nodes):
+        readers[name] = readers.get(name, 0) + 1
+    renames: dict[str, str] = {}  # a value -> the output name its maker writes instead
+    dropped: set[int] = set()
+    for node in nodes:
+        if node.op_type != "Identity" or node.domain or node.output[0] not in output_names:
+            continue
+        value = node.input[0]
+        if value in outer or value in output_names or readers.get(value) != 1:
+            continue
+        renames[value] = node.output[0]
+        dropped.add(id(node))
+    folded = []
+    for node in nodes:
+        if id(node) in dropped:
+            continue
+        if any(name in renames for name in node.output):
+            copied = type(node)()
+            copied.CopyFrom(node)
+            copied.ClearField("output")
+            copied.output.extend(renames.get(name, name) for name in node.output)
+            node = copied
+        folded.append(node)
+    return folded
+
+
+def _names_read(nodes: Sequence) -> list[str]:
+    """Every value name ``nodes`` read, those read inside subgraphs (``If``, ``Loop``, ``Scan``) included."""
+    names: list[str] = []
+    for node in nodes:
+        names.extend(node.input)
+        for attribute in node.attribute:
+            for graph in [*([attribute.g] if attribute.HasField("g") else []), *attribute.graphs]:
+                names.extend(_names_read(graph.node))
+                names.extend(o.name for o in graph.output)
+    return names
 
 
 def _infer_output_types(onnx: Any, model: Any) -> None:

@@ -380,7 +380,7 @@ def convert(model: Any, method: str, g: GraphBuilder, x: str) -> str:
     >>> x = g.add_input("X", np.float64, [None, 3])
     >>> g.add_output(convert(model, "predict", g, x), "predict", np.float64, [None])
     >>> [n.op_type for n in g.to_model().graph.node]
-    ['TreeEnsemble', 'Reshape', 'Identity']
+    ['TreeEnsemble', 'Reshape']
     """
     if method not in methods(model):
         raise ExportError(f"{type(model).__name__} exports {methods(model)}. Received method {method!r}.")
