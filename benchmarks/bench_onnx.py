@@ -1,6 +1,6 @@
 """ONNX export of a LightGBM model: size, conversion time, parity and latency against native and onnxmltools.
 
-Run with ``python benchmarks/bench_onnx.py [--rounds 15]``; prints a Markdown table.
+Run with ``python benchmarks/bench_onnx.py [--rounds 15] [--probe] [--control]``; prints a Markdown table.
 
 The model is the one of issue 5's acceptance 1: ``LGBMRegressor`` with 200
 trees of 31 leaves on 19 numeric features (3 with NaN) and one 40-level
@@ -23,6 +23,12 @@ Candidates, all on one thread:
 Latency: candidates are interleaved in rounds; each round times every
 candidate on the same batch, and the reported ratio is the median over
 rounds of the per-round ratios.
+
+``--control`` adds a control: the same recipe (200 trees x 31 leaves, 5,000
+rows) on 20 numeric features and no categorical one, so no split is a set;
+it times wirework's export against onnxmltools' on it (after checking that
+ours is bit-exact), to tell what the categorical sets cost from what the
+rest of the file costs.
 
 ``--probe`` adds a timing-only candidate (not exact, not a product): our
 export with every categorical set cut down to its codes <= 30, the sets
@@ -149,7 +155,29 @@ def median_ratio(a: list, b: list) -> float:
     return statistics.median(x / y for x, y in zip(a, b))
 
 
-def main(rounds: int, probe: bool = False) -> None:
+def control_rows(rounds: int) -> list[tuple[str, str, str, str]]:
+    """wirework / onnxmltools time on an all-numeric model of the same size (no set splits)."""
+    rng = np.random.default_rng(2)
+    X = rng.normal(size=(5000, 20))
+    X[rng.random(5000) < 0.15, 0] = np.nan
+    y = X[:, 3] + np.nan_to_num(X[:, 0], nan=2.0) * X[:, 4] + 0.1 * rng.normal(size=5000)
+    model = lightgbm.LGBMRegressor(n_estimators=200, num_leaves=31, n_jobs=1, verbose=-1).fit(X, y)
+    peer, _ = peer_model(model)
+    if peer is None:
+        return []
+    ours = runner(session(ww.to_onnx(model)), np.float64)
+    rows = rng.normal(size=(10_000, 20))
+    assert np.array_equal(ours(rows), model.booster_.predict(rows, num_threads=1)), "control export not exact"
+    candidates = {"wirework": ours, "onnxmltools": runner(session(peer), np.float64)}
+    batches = {1: (rows[:1], 400), 100: (rows[:100], 100), 10_000: (rows, 3)}
+    return [
+        (f"control, all-numeric model: wirework / onnxmltools time, batch {batch:,}",
+         f"{median_ratio(per_round['wirework'], per_round['onnxmltools']):.2f}×", "", "no set splits")
+        for batch, per_round in latency(candidates, batches, rounds).items()
+    ]
+
+
+def main(rounds: int, probe: bool = False, control: bool = False) -> None:
     model, train = make_model()
     booster = model.booster_
     rng = np.random.default_rng(1)
@@ -220,6 +248,8 @@ def main(rounds: int, probe: bool = False) -> None:
             ref = per_round["onnxmltools"] if peer is not None else per_round["native"]
             rows.append((f"probe (sets cut to codes <= 30, not exact) / {'onnxmltools' if peer is not None else 'native'}"
                          f", batch {batch:,}", f"{median_ratio(per_round['probe'], ref):.2f}×", "", "timing only"))
+    if control:
+        rows.extend(control_rows(rounds))
     print("| measure | wirework | onnxmltools | target |")
     print("| --- | ---: | ---: | --- |")
     for row in rows:
@@ -231,5 +261,7 @@ if __name__ == "__main__":
     parser.add_argument("--rounds", type=int, default=15)
     parser.add_argument("--probe", action="store_true",
                         help="also time a non-exact variant whose categorical sets fit ONNX Runtime's bit-mask path")
+    parser.add_argument("--control", action="store_true",
+                        help="also time wirework against onnxmltools on an all-numeric model of the same size")
     args = parser.parse_args()
-    main(args.rounds, args.probe)
+    main(args.rounds, args.probe, args.control)

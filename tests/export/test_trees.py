@@ -228,3 +228,39 @@ def test_the_same_trees_give_the_same_bytes():
         return g.to_model().SerializeToString()
 
     assert build() == build()
+
+
+def _written_modes(trees_: list[Tree], dtype: str = "float64") -> list[int]:
+    g = GraphBuilder(dtype, "trees")
+    x = g.add_input("X", dtype, [None, 3])
+    g.add_output(tree_ensemble(g, x, trees_, n_features=3), "predict", dtype, [None, 1])
+    node = next(n for n in g.to_model().graph.node if n.op_type == "TreeEnsemble")
+    return onnx.numpy_helper.to_array(next(a.t for a in node.attribute if a.name == "nodes_modes")).tolist()
+
+
+def _chain(modes: list[Mode], splits: list[float]) -> Tree:
+    """Node k's true branch is leaf k, its false branch node k + 1 (the last one's: one more leaf)."""
+    n = len(modes)
+    return Tree(
+        feature=np.arange(n) % 3,
+        mode=np.array(modes, np.uint8),
+        split=np.array(splits),
+        true_child=np.array([~k for k in range(n)]),
+        false_child=np.array([k + 1 for k in range(n - 1)] + [~n]),
+        missing_true=np.array([k % 2 == 0 for k in range(n)]),
+        leaf_weight=np.arange(n + 1.0),
+    )
+
+
+@pytest.mark.parametrize("dtype", ["float64", "float32"])
+def test_mixed_numeric_modes_are_written_as_one_mode_that_routes_alike(dtype):
+    mixed = [_chain([Mode.LEQ, Mode.LT, Mode.GT, Mode.GTE, Mode.LT], [1.0, 2.5, -1.0, 0.0, np.inf]),
+             _chain([Mode.GTE, Mode.LEQ, Mode.GT], [np.inf, 0.0, 2.5])]
+    assert set(_written_modes(mixed, dtype)) == {Mode.LEQ}
+    rows = np.vstack([ROWS, [[np.inf, -np.inf, 0.0], [-np.inf, np.inf, -0.0], [-0.0, 2.5, 1.0]]])
+    np.testing.assert_array_equal(run(mixed, rows, dtype), reference(mixed, rows.astype(dtype).astype(float), 1))
+    single = [_chain([Mode.LT, Mode.LT], [1.0, 2.5])]  # one mode already (XGBoost's): left as it is
+    assert _written_modes(single, dtype) == [Mode.LT, Mode.LT]
+    below_everything = [_chain([Mode.LEQ, Mode.LT], [1.0, -np.inf])]  # x < -inf has no LEQ form
+    assert _written_modes(below_everything, dtype) == [Mode.LEQ, Mode.LT]
+    np.testing.assert_array_equal(run(below_everything, rows, dtype), reference(below_everything, rows, 1))

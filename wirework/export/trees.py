@@ -22,6 +22,11 @@ Encoding rules, each a fact of the operator or of ONNX Runtime (>= 1.30):
 - ``post_transform`` (LOGISTIC, SOFTMAX) is applied by separate ONNX nodes
   after the operator, in the graph's precision: ONNX Runtime 1.32 misreads
   the operator's own attribute and computes it in float32.
+- Numeric splits of mixed modes (LEQ with LT, say) are all written as LEQ:
+  ``x < c`` as ``x <= c'`` with ``c'`` the value just below ``c`` in the
+  graph's precision, GT and GTE as LEQ and LT with their branches and NaN
+  direction swapped. ONNX Runtime walks a single-mode ensemble in a faster
+  loop (about 20%).
 - ``float32`` graphs: each threshold is rounded to the float32 that gives
   the same decision for every float32 input (down for LEQ and GT, up for LT
   and GTE), so casting a float32 input to double in the native model and
@@ -232,6 +237,38 @@ def _float32_threshold(split: np.ndarray, mode: np.ndarray) -> np.ndarray:
     return np.where(round_down, down, np.where(round_up, up, nearest)).astype(np.float32)
 
 
+def _one_numeric_mode(
+    mode: np.ndarray, split: np.ndarray, branches: tuple[np.ndarray, ...], dtype: np.dtype
+) -> tuple[np.ndarray, np.ndarray, tuple[np.ndarray, ...]]:
+    """Numeric splits of mixed modes rewritten as LEQ splits that route every input the same way.
+
+    ONNX Runtime walks an ensemble whose splits all have one mode in a
+    specialised loop, and any mix in a general one, about 20% slower. In the
+    graph's precision ``x < c`` is ``x <= c'`` with ``c'`` the value just
+    below ``c``, and ``x > c`` / ``x >= c`` are the negations of ``x <= c`` /
+    ``x < c``: their branches and their NaN direction swap. Left as they are
+    when the numeric splits already share a mode, or when an LT or GTE
+    threshold is -inf (no value lies below it).
+    """
+    numeric = mode <= Mode.GT
+    if np.unique(mode[numeric]).size <= 1:
+        return mode, split, branches
+    strict = numeric & ((mode == Mode.LT) | (mode == Mode.GTE))
+    if np.any(strict & (split == -np.inf)):
+        return mode, split, branches
+    below = np.nextafter(split.astype(dtype), np.array(-np.inf, dtype)).astype(np.float64)
+    swap = numeric & ((mode == Mode.GT) | (mode == Mode.GTE))
+    true_id, false_id, true_leaf, false_leaf, missing_true = branches
+    branches = (
+        np.where(swap, false_id, true_id),
+        np.where(swap, true_id, false_id),
+        np.where(swap, false_leaf, true_leaf),
+        np.where(swap, true_leaf, false_leaf),
+        np.where(swap, 1 - missing_true, missing_true),
+    )
+    return np.where(numeric, Mode.LEQ, mode).astype(np.uint8), np.where(strict, below, split), branches
+
+
 def tree_ensemble(
     g: GraphBuilder,
     x: str,
@@ -278,6 +315,10 @@ def tree_ensemble(
     split = np.where(mode == Mode.MEMBER, 0.0, split)
     if g.dtype == np.float32:
         split = _float32_threshold(split, mode)
+    branches = (np.concatenate(true_ids), np.concatenate(false_ids), np.concatenate(true_leafs),
+                np.concatenate(false_leafs), np.concatenate(missing))
+    mode, split, branches = _one_numeric_mode(mode, split, branches, g.dtype)
+    true_id, false_id, true_leaf, false_leaf, missing_true = branches
     onnx = g.onnx
     tensor = onnx.numpy_helper.from_array
     attributes: dict[str, Any] = dict(
@@ -288,11 +329,11 @@ def tree_ensemble(
         nodes_featureids=np.concatenate(features).tolist(),
         nodes_modes=tensor(mode),
         nodes_splits=tensor(split.astype(g.dtype)),
-        nodes_truenodeids=np.concatenate(true_ids).tolist(),
-        nodes_trueleafs=np.concatenate(true_leafs).tolist(),
-        nodes_falsenodeids=np.concatenate(false_ids).tolist(),
-        nodes_falseleafs=np.concatenate(false_leafs).tolist(),
-        nodes_missing_value_tracks_true=np.concatenate(missing).tolist(),
+        nodes_truenodeids=true_id.tolist(),
+        nodes_trueleafs=true_leaf.tolist(),
+        nodes_falsenodeids=false_id.tolist(),
+        nodes_falseleafs=false_leaf.tolist(),
+        nodes_missing_value_tracks_true=missing_true.tolist(),
         leaf_targetids=np.concatenate(leaf_targets).astype(np.int64).tolist(),
         leaf_weights=tensor(np.concatenate(leaf_weights).astype(g.dtype)),
     )
