@@ -10,6 +10,7 @@ import pytest
 from _counting import Counting, fits
 from sklearn.base import clone
 from sklearn.linear_model import Ridge
+from sklearn.preprocessing import StandardScaler
 
 import wirework as ww
 
@@ -184,3 +185,12 @@ def test_bounded_cache_counts_and_evicts_values_with_their_fit():
     assert len(cache) == 0 and cache.stats()["values"] == 0
     cache.clear()
     assert cache.stats()["value_hits"] == cache.stats()["value_misses"] == 0
+
+
+def test_transformer_outputs_are_not_kept():
+    cache = ww.FitCache()
+    for _ in range(2):
+        scaler = ww.machine(Counting(StandardScaler(), tag="scale"), X_DATA)
+        ww.machine(Ridge(), scaler.transform(X_DATA), Y_DATA).fit(cache=cache)
+    assert fits() == ["scale"] and [what for tag, what in Counting.events].count("transform") == 2
+    assert cache.stats()["values"] == 0 and cache.value_misses == 0

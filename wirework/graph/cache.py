@@ -9,9 +9,9 @@ never stale.
 
 Cost: computing a key hashes the machine's training data once (tens of GB/s
 for numeric arrays: a 3,000 × 20 float array takes about 10 µs), paid only
-when a cache is on. Values that cached fits compute during training (a
-stack's out-of-fold predictions) are kept with them, keyed by a hash of
-their input (:meth:`FitCache.applied`).
+when a cache is on. What cached fits predict during training (a stack's
+out-of-fold predictions) is kept with them, keyed by a hash of the input
+(:meth:`FitCache.applied`).
 """
 
 from __future__ import annotations

@@ -96,10 +96,15 @@ class FitPass:
         return memo[node]
 
     def _compute(self, item: Node) -> Any:
-        """``item``'s value from its parents' (in the memo); a machine's output through the cache's
-        :meth:`~wirework.graph.cache.FitCache.applied` when the machine's fit is cached there."""
+        """``item``'s value from its parents' (in the memo).
+
+        A machine's predictions go through the cache's
+        :meth:`~wirework.graph.cache.FitCache.applied` when the machine's fit
+        is cached there; transformer outputs do not (they are as large as the
+        data, and cheap to recompute next to what keeping them would cost).
+        """
         cache = self.cache
-        if cache is not None and item.kind == "dynamic":
+        if cache is not None and item.kind == "dynamic" and item.operation in _KEPT_OPERATIONS:
             machine = item.machine
             fit_key = getattr(machine, "_fit_key", None)
             if fit_key is not None:
@@ -112,6 +117,9 @@ class FitPass:
                 )
         return item._compute(self.memo, None)
 
+
+#: Operations whose training-pass values a fit cache keeps with the fit (see ``FitPass._compute``).
+_KEPT_OPERATIONS = frozenset({"predict", "predict_proba", "predict_log_proba", "decision_function"})
 
 #: The scheduler loop, provided by the execution layer (``wirework.execution``).
 _SCHEDULER: Callable[..., list[Machine]] | None = None
