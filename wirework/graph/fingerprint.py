@@ -333,7 +333,8 @@ def _feed_other(tk: _Tokenizer, h: _Hash, obj: Any) -> None:
         _feed_container_or_opaque(tk, h, obj)
 
 
-_PARAM_GETTERS: dict[type, tuple[tuple[str, ...], Callable[[Any], tuple]]] = {}
+_PARAM_GETTERS: dict[type, Any] = {}  # class -> (names, getter), or _NOT_PLAIN
+_NOT_PLAIN = object()
 
 
 def param_values(obj: Any) -> tuple[tuple[str, ...], tuple] | None:
@@ -349,7 +350,10 @@ def param_values(obj: Any) -> tuple[tuple[str, ...], tuple] | None:
     entry = _PARAM_GETTERS.get(kind)
     if entry is None:
         base = sys.modules.get("sklearn.base")
-        if base is None or getattr(kind, "get_params", None) is not base.BaseEstimator.get_params:
+        if base is None:
+            return None
+        if getattr(kind, "get_params", None) is not base.BaseEstimator.get_params:
+            _PARAM_GETTERS[kind] = _NOT_PLAIN
             return None
         names = tuple(kind._get_param_names())
         if len(names) > 1:
@@ -360,6 +364,8 @@ def param_values(obj: Any) -> tuple[tuple[str, ...], tuple] | None:
         else:
             getter = lambda o: ()  # noqa: E731
         entry = _PARAM_GETTERS[kind] = (names, getter)
+    if entry is _NOT_PLAIN:
+        return None
     names, getter = entry
     return names, getter(obj)
 
