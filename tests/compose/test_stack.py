@@ -123,6 +123,23 @@ def test_grid_search_with_cache_equals_scikit_learn():
     assert cache.value_misses == 3 * 10 + 10 and cache.value_hits == 9 * 3 * 10
 
 
+def test_classifier_grid_search_with_cache_equals_scikit_learn():
+    X, y = load_iris(return_X_y=True)
+    estimators = [("nb", GaussianNB()), ("rf", RandomForestClassifier(n_estimators=10, random_state=0))]
+    grid = {"final_estimator__C": [0.1, 1.0, 10.0]}
+    cache = ww.FitCache()
+    final = LogisticRegression(max_iter=1000)
+    inner, outer = StratifiedKFold(5), KFold(3, shuffle=True, random_state=0)  # iris is sorted by class
+    ours = GridSearchCV(ww.Stack(estimators, final, cv=inner, cache=cache), grid, cv=outer, scoring="neg_log_loss")
+    theirs = GridSearchCV(StackingClassifier(estimators, final_estimator=final, cv=inner), grid, cv=outer,
+                          scoring="neg_log_loss")
+    ours.fit(X, y)
+    theirs.fit(X, y)
+    assert np.max(np.abs(ours.cv_results_["mean_test_score"] - theirs.cv_results_["mean_test_score"])) <= 1e-10
+    assert cache.value_hits == 2 * 3 * 10  # the out-of-fold predict_proba of 2 learners x 5 folds, found
+    assert np.max(np.abs(ours.predict_proba(X) - theirs.predict_proba(X))) <= 1e-10
+
+
 def test_cv_larger_than_the_rows_is_a_clear_error():
     X, y = DIABETES
     with pytest.raises(ww.DataError, match=r"cv asks for 20 folds but the training data has only n_samples=10 rows"):
