@@ -130,13 +130,12 @@ def _as_ready(
         visited(k)
 
     def collect(futures: list[Any]) -> None:
-        for future, (result, error) in zip(futures, engine.outcomes(futures)):
+        for future, outcome in zip(futures, engine.outcomes(futures)):
             k, job = running.pop(future)
-            if error is not None:  # the model's own error, from wherever it ran
-                failed(k, job.machine._failure(job, error))
+            failure = _record(job, outcome, run)
+            if failure is not None:
+                failed(k, failure)
                 continue
-            fitted, seconds = result
-            job.machine._finish(job, fitted, seconds, run.cache)
             visited(k)
 
     while ready or running:
@@ -146,8 +145,7 @@ def _as_ready(
             machine = machines[k]
             stop = bool(failures) and on_error == "raise"
             if stop or k in blocked:
-                why = "an earlier failure stopped the pass" if stop else "a machine it needs failed"
-                machine._report = {"action": "blocked", "reason": why, "state": machine.state}
+                _block(machine, _STOPPED if stop else "a machine it needs failed")
                 visited(k)
                 continue
             try:
@@ -194,7 +192,7 @@ def _one_at_a_time(
     for k in graph.waves():
         machine = machines[k]
         if failure is not None:
-            machine._report = {"action": "blocked", "reason": "an earlier failure stopped the pass", "state": machine.state}
+            _block(machine, _STOPPED)
             bar.step(machine)
             continue
         try:
@@ -204,13 +202,28 @@ def _one_at_a_time(
             job = None
         if job is not None:
             bar.start(machine)
-            ((result, error),) = engine.outcomes([engine.submit(job.model, job.values, job.vector)])
-            if error is None:
-                machine._finish(job, result[0], result[1], run.cache)
-            else:
-                failure = machine._failure(job, error)
+            (outcome,) = engine.outcomes([engine.submit(job.model, job.values, job.vector)])
+            failure = _record(job, outcome, run)
         bar.step(machine)
     return failure
+
+
+_STOPPED = "an earlier failure stopped the pass"
+
+
+def _block(machine: Machine, why: str) -> None:
+    """Report ``machine`` as not visited by the rules: a failure stopped the pass or blocks it."""
+    machine._report = {"action": "blocked", "reason": why, "state": machine.state}
+
+
+def _record(job: Job, outcome: tuple[Any, BaseException | None], run: FitPass) -> WireworkError | None:
+    """Record a finished job's ``(result, error)`` on its machine; return the failure to raise, if any."""
+    result, error = outcome
+    if error is not None:  # the model's own error, from wherever it ran
+        return job.machine._failure(job, error)
+    fitted, seconds = result
+    job.machine._finish(job, fitted, seconds, run.cache)
+    return None
 
 
 register_scheduler(schedule)
