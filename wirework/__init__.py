@@ -24,6 +24,7 @@ from wirework.errors import (
     LazyNodeError,
     MachineFitError,
     NotTrainedError,
+    ParameterError,
     WireworkError,
     WireworkWarning,
 )
@@ -93,6 +94,7 @@ __all__ = [
     "NotTrainedError",
     "DataError",
     "ArgumentError",
+    "ParameterError",
     "LazyNodeError",
     "MachineFitError",
     "ExportError",

@@ -15,6 +15,7 @@ __all__ = [
     "NotTrainedError",
     "DataError",
     "ArgumentError",
+    "ParameterError",
     "LazyNodeError",
     "MachineFitError",
     "ExportError",
@@ -50,6 +51,10 @@ class DataError(WireworkError, ValueError):
 
 class ArgumentError(WireworkError, TypeError):
     """An argument is neither a node nor data a network can hold."""
+
+
+class ParameterError(WireworkError, ValueError):
+    """``set_params`` got a name the estimator does not have, or nested into something without parameters."""
 
 
 class LazyNodeError(WireworkError, TypeError):

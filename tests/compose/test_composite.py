@@ -194,3 +194,63 @@ def test_refit_on_the_same_arrays_mutated_in_place_retrains():
     y[0] += 1.0
     model.fit(X, y)
     assert fits() == ["ridge"]
+
+
+# -- set_params ---------------------------------------------------------------
+
+
+def _settings(model):
+    """What set_params can change: every parameter, deeply, with components by class."""
+    return {k: type(v).__name__ if hasattr(v, "get_params") else v for k, v in model.get_params(deep=True).items()}
+
+
+@pytest.mark.parametrize(
+    "params",
+    [
+        lambda: {},
+        lambda: {"regressor__alpha": 4.0},
+        lambda: {"regressor": Lasso(alpha=0.2)},
+        lambda: {"regressor": Lasso(alpha=0.2), "regressor__alpha": 0.7},  # nested goes to the new component
+        lambda: {"regressor__alpha": 0.7, "regressor": Lasso(alpha=0.2)},  # in either order
+        lambda: {"scaler__with_mean": False, "regressor__alpha": 2.0, "regressor__fit_intercept": False},
+    ],
+)
+def test_set_params_does_what_scikit_learn_does(params):
+    ours, theirs = TwoStage(Ridge(), StandardScaler()), TwoStage(Ridge(), StandardScaler())
+    assert ours.set_params(**params()) is ours
+    super(ww.Composite, theirs).set_params(**params())  # BaseEstimator.set_params
+    assert _settings(ours) == _settings(theirs)
+    assert _settings(ours) != _settings(TwoStage(Ridge(), StandardScaler())) or not params()
+
+
+def test_set_params_reads_no_component_parameters():
+    class Watched(Ridge):
+        reads = 0
+
+        def get_params(self, deep=True):
+            Watched.reads += 1
+            return super().get_params(deep=deep)
+
+    model = TwoStage(Watched(), StandardScaler())
+    model.set_params(scaler__with_std=False)
+    assert Watched.reads == 0  # scikit-learn's BaseEstimator.set_params reads every component's
+    model.set_params(regressor__alpha=2.0)
+    assert Watched.reads == 1 and model.regressor.alpha == 2.0  # only its own set_params reads it
+
+
+def test_set_params_rejects_unknown_names_before_changing_anything():
+    model = TwoStage(Ridge(), StandardScaler())
+    with pytest.raises(ww.ParameterError, match=r"Invalid parameter 'regresor'.*Valid parameters are: \['regressor', 'scaler'\]"):
+        model.set_params(regressor__alpha=9.0, regresor=Lasso())
+    with pytest.raises(ValueError, match="Invalid parameter 'nope__alpha'"):
+        model.set_params(scaler=None, nope__alpha=1.0)
+    assert model.regressor.alpha == 1.0 and isinstance(model.scaler, StandardScaler)
+
+
+def test_set_params_into_something_without_parameters_says_so():
+    model = TwoStage(Ridge(), None)
+    with pytest.raises(ww.ParameterError, match=r"Cannot set 'with_mean' on 'scaler' of TwoStage: it holds NoneType None, which has no set_params"):
+        model.set_params(regressor__alpha=3.0, scaler__with_mean=False)
+    assert model.regressor.alpha == 1.0
+    model.set_params(scaler=StandardScaler(), scaler__with_mean=False)  # a component given in the same call
+    assert model.scaler.with_mean is False

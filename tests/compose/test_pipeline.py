@@ -7,7 +7,7 @@ from sklearn.compose import TransformedTargetRegressor
 from sklearn.datasets import load_diabetes, load_iris
 from sklearn.decomposition import PCA
 from sklearn.feature_selection import SelectKBest, f_regression
-from sklearn.linear_model import LogisticRegression, Ridge
+from sklearn.linear_model import Lasso, LogisticRegression, Ridge
 from sklearn.pipeline import Pipeline as SkPipeline
 from sklearn.preprocessing import QuantileTransformer, StandardScaler
 
@@ -75,6 +75,40 @@ def test_replacing_a_step_by_name_reuses_the_rest():
     pipe.set_params(model=Counting(Ridge(alpha=3.0), tag="ridge3")).fit(X_DATA, Y_DATA)
     assert fits() == ["ridge3"]
     assert pipe.get_params()["model__estimator__alpha"] == 3.0
+
+
+def _steps(pipe):
+    """Each step's name, class and parameters."""
+    return [(name, type(step).__name__, step.get_params()) for name, step in pipe.steps]
+
+
+@pytest.mark.parametrize(
+    "params",
+    [
+        lambda: {"ridge__alpha": 3.0, "pca__n_components": 2},
+        lambda: {"ridge": Lasso(alpha=0.5)},
+        lambda: {"ridge": Lasso(alpha=0.5), "ridge__alpha": 0.25},  # nested goes to the new step
+        lambda: {"steps": [("scale", StandardScaler()), ("ridge", Lasso())], "ridge__alpha": 0.25, "scale__with_std": False},
+        lambda: {"steps": [("scale", StandardScaler()), ("ridge", Lasso())], "ridge": Ridge(alpha=7.0)},
+    ],
+)
+def test_set_params_on_steps_does_what_scikit_learn_pipeline_does(params):
+    def steps():
+        return [("scale", StandardScaler()), ("pca", PCA(4)), ("ridge", Ridge())]
+
+    given = steps()
+    ours, theirs = ww.Pipeline(given), SkPipeline(steps())
+    ours.set_params(**params())
+    theirs.set_params(**params())
+    assert _steps(ours) == _steps(theirs)
+    assert [type(step).__name__ for _, step in given] == ["StandardScaler", "PCA", "Ridge"]  # replaced in a new list
+
+
+def test_set_params_with_an_unknown_step_changes_nothing():
+    pipe = ww.Pipeline([("scale", StandardScaler()), ("ridge", Ridge())])
+    with pytest.raises(ww.ParameterError, match=r"Invalid parameter 'lasso__alpha' for Pipeline\. Valid parameters are: \[.*'ridge', 'scale', 'steps'"):
+        pipe.set_params(ridge=Lasso(), lasso__alpha=2.0)
+    assert isinstance(pipe.steps[1][1], Ridge)
 
 
 def test_bad_steps():

@@ -45,36 +45,40 @@ class NamedEstimators:
     _named: str = "estimators"
 
     def _pairs(self) -> list[tuple[str, Any]]:
-        pairs = getattr(self, self._named)
-        return list(pairs) if isinstance(pairs, (list, tuple)) else []
+        return _well_formed(getattr(self, self._named))
 
     def get_params(self, deep: bool = True) -> dict[str, Any]:
         params = super().get_params(deep=False)
         if not deep:
             return params
         deep_params = super().get_params(deep=True)
-        for item in self._pairs():
-            if not (isinstance(item, tuple) and len(item) == 2):
-                continue
-            name, estimator = item
+        for name, estimator in self._pairs():
             params[name] = estimator
             if hasattr(estimator, "get_params") and not isinstance(estimator, type):
                 for key, value in estimator.get_params(deep=True).items():
                     params[f"{name}__{key}"] = value
         return {**deep_params, **params}
 
-    def set_params(self, **params: Any) -> NamedEstimators:
-        if self._named in params:
-            setattr(self, self._named, params.pop(self._named))
-        pairs = self._pairs()
-        names = [item[0] for item in pairs if isinstance(item, tuple) and len(item) == 2]
-        replaced = False
-        for key in list(params):
-            if key in names:
-                pairs[names.index(key)] = (key, params.pop(key))
-                replaced = True
+    # set_params (Composite's) asks these: pair names are settable, and win over a parameter of the same name.
+    def _settable(self, top: dict[str, Any]) -> dict[str, Any]:
+        reachable = super()._settable(top)
+        for name, estimator in _well_formed(top.get(self._named, getattr(self, self._named))):
+            reachable[name] = top.get(name, estimator)
+        return reachable
+
+    def _assign(self, top: dict[str, Any]) -> None:
+        pairs = top.get(self._named, getattr(self, self._named))
+        replaced = {name: top[name] for name, _ in _well_formed(pairs) if name in top}
+        super()._assign({k: v for k, v in top.items() if k not in replaced})  # the list itself first
         if replaced:
-            setattr(self, self._named, pairs)
-        if params:
-            super().set_params(**params)
-        return self
+            updated = [(item[0], replaced[item[0]]) if _is_pair(item) and item[0] in replaced else item for item in pairs]
+            setattr(self, self._named, updated)
+
+
+def _is_pair(item: Any) -> bool:
+    return isinstance(item, tuple) and len(item) == 2 and isinstance(item[0], str)
+
+
+def _well_formed(pairs: Any) -> list[tuple[str, Any]]:
+    """The ``(name, estimator)`` pairs of ``pairs`` (nothing when it is not a list or tuple)."""
+    return [item for item in pairs if _is_pair(item)] if isinstance(pairs, (list, tuple)) else []

@@ -25,7 +25,7 @@ from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import validate_data
 
 from wirework.config import setting
-from wirework.errors import ArgumentError, DataError, GraphError, NotTrainedError
+from wirework.errors import ArgumentError, DataError, GraphError, NotTrainedError, ParameterError
 from wirework.graph.cache import FitCache
 from wirework.graph.data import describe
 from wirework.graph.fingerprint import tokenize
@@ -162,6 +162,59 @@ class Composite(BaseEstimator):
         if names is None:  # scikit-learn reads the signature on every get_params(): once per class here
             names = _PARAM_NAMES[cls] = tuple(super()._get_param_names())
         return list(names)
+
+    def set_params(self, **params: Any) -> Composite:
+        """Set parameters as scikit-learn does, checking every name before changing anything.
+
+        ``name=value`` sets a parameter; ``name__key=value`` is passed to the
+        component ``name`` (the new one when the same call replaces it).
+        Unlike ``BaseEstimator.set_params``, this does not read every
+        component's parameters (scikit-learn inspects each class's signature
+        for that), so tuning loops stay cheap.
+
+        Raises
+        ------
+        ParameterError
+            A name that is not a parameter or component of this composite,
+            or ``name__key`` where ``name`` holds something without
+            ``set_params``.
+        """
+        if not params:
+            return self
+        top: dict[str, Any] = {}
+        nested: dict[str, dict[str, Any]] = {}
+        for key, value in params.items():
+            head, deeper, rest = key.partition("__")
+            if deeper:
+                nested.setdefault(head, {})[rest] = value
+            else:
+                top[key] = value
+        reachable = self._settable(top)
+        unknown = [key for key in params if key.partition("__")[0] not in reachable]
+        if unknown:
+            raise ParameterError(
+                f"Invalid parameter {unknown[0]!r} for {type(self).__name__}. Valid parameters are: "
+                f"{sorted(reachable)}; reach into a component with <component>__<parameter>."
+            )
+        for head in nested:
+            if not is_estimator(reachable[head]):
+                raise ParameterError(
+                    f"Cannot set {sorted(nested[head])[0]!r} on {head!r} of {type(self).__name__}: "
+                    f"it holds {describe(reachable[head])}, which has no set_params. Set {head} itself instead."
+                )
+        for head, sub in nested.items():
+            reachable[head].set_params(**sub)
+        self._assign(top)
+        return self
+
+    def _settable(self, top: dict[str, Any]) -> dict[str, Any]:
+        """What each settable name holds once the plain assignments ``top`` are made."""
+        return {name: top[name] if name in top else getattr(self, name) for name in self._get_param_names()}
+
+    def _assign(self, top: dict[str, Any]) -> None:
+        """Make the plain assignments of ``set_params`` (names already checked)."""
+        for name, value in top.items():
+            setattr(self, name, value)
 
     def network(self, X: Source, y: Source | None = None) -> Signature:
         """Build the network from source nodes ``X`` and ``y`` (``None`` when fit without ``y``)."""
