@@ -23,13 +23,9 @@ class Progress:
         self.total = total
         self.done = 0
         self.callback = callback
-        self.current = ""
         self._start = time.perf_counter()
         self._show = bool(verbose) and total > 1 and getattr(sys.stderr, "isatty", lambda: False)()
         self._bar: Any = None
-
-    def start(self, machine: Any) -> None:
-        self.current = _label(machine)
 
     def step(self, machine: Any, *, running: int = 0) -> None:
         self.done += 1

@@ -158,7 +158,6 @@ def _as_ready(
                 continue
             future = engine.submit(job.model, job.values, job.vector)
             running[future] = (k, job)
-            bar.start(machine)
             if synchronous and getattr(future, "done", lambda: False)():
                 collect([future])  # known at once: a failure stops the batch right here
         if running:
@@ -201,7 +200,6 @@ def _one_at_a_time(
             failure = error
             job = None
         if job is not None:
-            bar.start(machine)
             (outcome,) = engine.outcomes([engine.submit(job.model, job.values, job.vector)])
             failure = _record(job, outcome, run)
         bar.step(machine)
