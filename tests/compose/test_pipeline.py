@@ -77,6 +77,28 @@ def test_replacing_a_step_by_name_reuses_the_rest():
     assert pipe.get_params()["model__estimator__alpha"] == 3.0
 
 
+def test_steps_edited_in_place_are_seen_by_the_next_fit():
+    def counted(model, tag):
+        return Counting(model, tag=tag)
+
+    pipe = ww.Pipeline([("scale", counted(StandardScaler(), "scale")), ("ridge", counted(Ridge(), "ridge"))])
+    pipe.fit(X_DATA, Y_DATA)
+    Counting.events.clear()
+    pipe.fit(X_DATA, Y_DATA)
+    assert fits() == []
+    pipe.steps[1] = ("ridge", counted(Lasso(alpha=0.1), "lasso"))  # the same list, another step
+    pipe.fit(X_DATA, Y_DATA)
+    assert fits() == ["lasso"]
+    reference = SkPipeline([("scale", StandardScaler()), ("ridge", Lasso(alpha=0.1))]).fit(X_DATA, Y_DATA)
+    np.testing.assert_array_equal(pipe.predict(X_DATA), reference.predict(X_DATA))
+    Counting.events.clear()
+    pipe.steps.insert(1, ("pca", counted(PCA(4), "pca")))  # one more step: a new network
+    pipe.fit(X_DATA, Y_DATA)
+    assert "pca" in fits() and fits()[-1] == "lasso"
+    reference = SkPipeline([("scale", StandardScaler()), ("pca", PCA(4)), ("ridge", Lasso(alpha=0.1))])
+    np.testing.assert_allclose(pipe.predict(X_DATA), reference.fit(X_DATA, Y_DATA).predict(X_DATA), rtol=1e-12)
+
+
 def _steps(pipe):
     """Each step's name, class and parameters."""
     return [(name, type(step).__name__, step.get_params()) for name, step in pipe.steps]

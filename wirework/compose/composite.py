@@ -109,6 +109,7 @@ class _Built:
     store: TrainingValues = field(default_factory=TrainingValues)
     data: tuple[str | None, str | None] = (None, None)
     seen: tuple[Any, Any] = (None, None)  # weak references to the X and y given to the last fit
+    quick: tuple | None = None  # _quick_key of the parameters it was last found to hold for
 
 
 def _offers(operation: str):
@@ -268,18 +269,22 @@ class Composite(BaseEstimator):
             raise ArgumentError(f"Expected cache to be a ww.FitCache or None. Received: {describe(cache)}.")
         return cache
 
-    def _structure(self, objects: list[Any], supervised: bool, params: dict[str, Any] | None = None) -> str:
+    def _structure(
+        self, objects: list[Any], supervised: bool, params: dict[str, Any] | None = None, quick: tuple | None = None
+    ) -> str:
         """Token of the parameters that shape the network (not where or how it trains).
 
         When every parameter is a plain value, an estimator, or a list or
         tuple of those, and all are as at the last call (estimators by
         identity), the last token is reused without hashing. ``params``:
-        ``get_params(deep=False)`` when the caller has it already.
+        ``get_params(deep=False)`` when the caller has it already; ``quick``:
+        their :func:`_quick_key` when the caller has it.
         """
         if params is None:
             params = self.get_params(deep=False)
         params = {k: v for k, v in params.items() if k not in _EXECUTION_PARAMS}
-        quick = _quick_key((params, supervised))
+        if quick is None:
+            quick = _quick_key((params, supervised))
         last = self.__dict__.get("_last_structure")
         if quick is not None and last is not None and last[0] == quick:
             objects.extend(last[2])  # the same objects, in the same places
@@ -320,12 +325,18 @@ class Composite(BaseEstimator):
 
     def _network_for(self, supervised: bool, params: dict[str, Any] | None = None) -> _Built:
         """The network built earlier when its structure still holds, else a new one."""
+        if params is None:
+            params = self.get_params(deep=False)
         built = getattr(self, "_built", None)
+        quick = _quick_key(({k: v for k, v in params.items() if k not in _EXECUTION_PARAMS}, supervised))
+        if built is not None and quick is not None and quick == built.quick:
+            return built  # the same parameters, components by identity, as when it was last used
         objects: list[Any] = []
-        structure = self._structure(objects, supervised, params)
+        structure = self._structure(objects, supervised, params, quick)
         if built is not None and built.structure == structure:
             replaced = [(old, new) for old, new in zip(built.objects, objects) if old is not new]
             if not replaced:
+                built.quick = quick
                 return built
             models = {id(m.model) for m in built.machines}
             # An object shared by several parameters may be re-pointed only if all of them now hold one new object.
@@ -338,8 +349,10 @@ class Composite(BaseEstimator):
                         if mach.model is old:
                             mach.model = new
                 built.objects = objects
+                built.quick = quick
                 return built
         self._built = self._build(supervised)
+        self._built.quick = quick
         return self._built
 
     def _provides(self, operation: str) -> bool:
@@ -379,7 +392,7 @@ class Composite(BaseEstimator):
         machines changed.
         """
         incoming = (X, y)
-        built = self.__dict__.get("_built")
+        built = last = self.__dict__.get("_built")
         same_arrays = (
             built is not None
             and type(X) is np.ndarray
@@ -415,7 +428,8 @@ class Composite(BaseEstimator):
             if built.y is not None:
                 built.y.release()
         built.data = data
-        built.seen = (_weak(incoming[0]), _weak(incoming[1]))
+        if not same_arrays or built is not last:
+            built.seen = (_weak(incoming[0]), _weak(incoming[1]))
         self.network_ = built.signature
         self.machines_ = built.machines
         if self._kind() == "classifier" and y is not None:
