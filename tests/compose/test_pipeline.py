@@ -1,8 +1,11 @@
 """ww.Pipeline and ww.TransformedTarget against scikit-learn, and their smart refits."""
 
+import warnings
+
 import numpy as np
 import pytest
 from _counting import Counting, fits
+from sklearn.base import BaseEstimator, ClassifierMixin, RegressorMixin
 from sklearn.compose import TransformedTargetRegressor
 from sklearn.datasets import load_diabetes, load_iris
 from sklearn.decomposition import PCA
@@ -10,8 +13,10 @@ from sklearn.feature_selection import SelectKBest, f_regression
 from sklearn.linear_model import Lasso, LogisticRegression, Ridge
 from sklearn.pipeline import Pipeline as SkPipeline
 from sklearn.preprocessing import QuantileTransformer, StandardScaler
+from sklearn.utils import all_estimators, get_tags
 
 import wirework as ww
+from wirework.compose.pipeline import _kind_of
 
 X_DATA, Y_DATA = load_diabetes(return_X_y=True)
 
@@ -97,6 +102,58 @@ def test_steps_edited_in_place_are_seen_by_the_next_fit():
     assert "pca" in fits() and fits()[-1] == "lasso"
     reference = SkPipeline([("scale", StandardScaler()), ("pca", PCA(4)), ("ridge", Lasso(alpha=0.1))])
     np.testing.assert_allclose(pipe.predict(X_DATA), reference.fit(X_DATA, Y_DATA).predict(X_DATA), rtol=1e-12)
+
+
+def _constructed(estimator_class):
+    """An instance with default arguments, or with a Ridge / LogisticRegression inside; ``None`` if neither works."""
+    try:
+        return estimator_class()
+    except TypeError:
+        for inner in (LogisticRegression(), Ridge()):
+            for name, value in (("estimator", inner), ("estimators", [("a", inner)])):
+                try:
+                    return estimator_class(**{name: value})
+                except TypeError:
+                    continue
+    return None
+
+
+def test_the_kind_of_every_scikit_learn_estimator_is_the_one_its_tags_give():
+    checked = 0
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        for name, estimator_class in all_estimators():
+            estimator = _constructed(estimator_class)
+            if estimator is None:
+                continue
+            try:
+                expected = get_tags(estimator).estimator_type
+            except Exception:  # tags that need an inner estimator the default lacks
+                continue
+            assert _kind_of(estimator) == expected, name
+            checked += 1
+    assert checked > 150
+
+
+def test_the_kind_of_a_wrapper_or_of_several_mixins_comes_from_its_tags():
+    class Wrapper(BaseEstimator):  # no kind mixin: its tags follow the inner estimator
+        def __init__(self, estimator=None):
+            self.estimator = estimator
+
+        def __sklearn_tags__(self):
+            tags = super().__sklearn_tags__()
+            tags.estimator_type = get_tags(self.estimator).estimator_type
+            return tags
+
+    class Both(RegressorMixin, ClassifierMixin, BaseEstimator):  # tags: the first mixin wins
+        pass
+
+    wrapper = Wrapper(Ridge())
+    assert _kind_of(wrapper) == "regressor"
+    wrapper.set_params(estimator=LogisticRegression())
+    assert _kind_of(wrapper) == "classifier"
+    assert _kind_of(Both()) == get_tags(Both()).estimator_type == "regressor"
+    assert _kind_of("passthrough") is None
 
 
 def _steps(pipe):

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from sklearn.base import ClassifierMixin, ClusterMixin, DensityMixin, OutlierMixin, RegressorMixin
 from sklearn.utils import get_tags
 
 from wirework.errors import GraphError
@@ -16,7 +17,35 @@ from wirework.compose.signature import Signature
 __all__ = ["Pipeline", "TransformedTarget"]
 
 
+#: The kind each mixin gives (``estimator_type`` of the tags it sets); the last two are never read from the mixin.
+_MIXIN_KINDS = (
+    (ClassifierMixin, "classifier"),
+    (RegressorMixin, "regressor"),
+    (ClusterMixin, "clusterer"),
+    (OutlierMixin, None),
+    (DensityMixin, None),
+)
+#: Per class: the kind its one kind mixin gives, or ``None`` when only its tags can tell.
+_CLASS_KINDS: dict[type, str | None] = {}
+
+
 def _kind_of(estimator: Any) -> str | None:
+    """``estimator_type`` of ``estimator``'s tags: ``"classifier"``, ``"regressor"``, ``"clusterer"``…
+
+    A class that inherits exactly one of scikit-learn's kind mixins, and it
+    is the classifier, regressor or clusterer one, has the kind that mixin
+    sets (true of every scikit-learn estimator, LightGBM's and XGBoost's), so
+    its tags are not built: building them runs every ``__sklearn_tags__`` of
+    the class's ancestry, a cost each refit would pay. Anything else (no
+    mixin or several: meta-estimators, wrappers) is asked for its tags.
+    """
+    kind_class = type(estimator)
+    if kind_class not in _CLASS_KINDS:
+        kinds = [kind for mixin, kind in _MIXIN_KINDS if issubclass(kind_class, mixin)]
+        _CLASS_KINDS[kind_class] = kinds[0] if len(kinds) == 1 else None
+    kind = _CLASS_KINDS[kind_class]
+    if kind is not None:
+        return kind
     try:
         return get_tags(estimator).estimator_type
     except Exception:
