@@ -47,6 +47,10 @@ no row can show a win for a wrong result. Tables name the wirework commit.
     candidates still share the rounds, and the joblib pipeline (which hashes
     and pickles to disk) slows the wirework candidate's Python path more
     than the leaf: ``--only wirework`` times the leaf and wirework alone.
+    A last row, the floor, times the leaf after hashing X and y with
+    wirework's tokens: the part of the cost that any refit pays when it
+    checks by content that the data did not change (a copy must count as
+    the same data, an array edited in place as new data).
     Default 200 rounds.
     Target: wirework <= 1.2x the leaf (scikit-learn's memory pipeline ~10x).
 
@@ -92,6 +96,7 @@ from sklearn.preprocessing import StandardScaler
 from threadpoolctl import threadpool_limits
 
 import wirework as ww
+from wirework.graph.fingerprint import tokenize
 
 # ---------------------------------------------------------------- helpers
 
@@ -286,6 +291,7 @@ def retune_rows(rounds: int, peer_peak: bool) -> list[tuple]:
 # -------------------------------------------------------------- 2. refit
 
 ALPHAS = (1.0, 3.0)
+FLOOR = "floor: hash X and y (wirework's tokens), then the leaf"
 
 
 def refit_steps(alpha: float) -> list[tuple[str, object]]:
@@ -328,8 +334,18 @@ def bench_refit(rounds: int, only_wirework: bool = False) -> None:
 
             return run
 
+        def hashed_leaf_refit(before: float, after: float) -> float:
+            tokenize(X), tokenize(y), Ridge(alpha=before).fit(Z, y)
+
+            def run() -> None:
+                tokenize(X), tokenize(y)  # what any refit that checks the data's content must read
+                Ridge(alpha=after).fit(Z, y)
+
+            return timed(run)
+
         leaf_name = "leaf alone: Ridge.fit(Z, y)"
         candidates = {name: pipeline_refit(pipe) for name, pipe in pipes.items()}
+        candidates[FLOOR] = hashed_leaf_refit
         names = list(candidates)
         leaf_refit(*ALPHAS)  # warm up
         for name in names:
