@@ -223,7 +223,7 @@ def test_set_params_does_what_scikit_learn_does(params):
     assert _settings(ours) != _settings(TwoStage(Ridge(), StandardScaler())) or not params()
 
 
-def test_set_params_reads_no_component_parameters():
+def test_set_params_reads_no_component_parameters(monkeypatch):
     class Watched(Ridge):
         reads = 0
 
@@ -237,6 +237,15 @@ def test_set_params_reads_no_component_parameters():
     model.set_params(regressor__alpha=2.0)
     assert Watched.reads == 1 and model.regressor.alpha == 2.0  # only its own set_params reads it
 
+    class Plain(Ridge):  # BaseEstimator's get_params and set_params: its signature is read once per class
+        pass
+
+    model = TwoStage(Plain(), StandardScaler()).set_params(regressor__alpha=2.0)
+    with monkeypatch.context() as patched:
+        patched.setattr(Plain, "_get_param_names", classmethod(lambda cls: pytest.fail("signature read again")))
+        model.set_params(regressor__alpha=3.0, regressor__fit_intercept=False)
+    assert (model.regressor.alpha, model.regressor.fit_intercept) == (3.0, False)
+
 
 def test_set_params_rejects_unknown_names_before_changing_anything():
     model = TwoStage(Ridge(), StandardScaler())
@@ -245,6 +254,8 @@ def test_set_params_rejects_unknown_names_before_changing_anything():
     with pytest.raises(ValueError, match="Invalid parameter 'nope__alpha'"):
         model.set_params(scaler=None, nope__alpha=1.0)
     assert model.regressor.alpha == 1.0 and isinstance(model.scaler, StandardScaler)
+    with pytest.raises(ValueError, match=r"Invalid parameter 'nope' for estimator Ridge\(\)"):
+        model.set_params(regressor__nope=1.0)  # a component's own names are checked by the component
 
 
 def test_set_params_into_something_without_parameters_says_so():

@@ -28,7 +28,7 @@ from wirework.config import setting
 from wirework.errors import ArgumentError, DataError, GraphError, NotTrainedError, ParameterError
 from wirework.graph.cache import FitCache
 from wirework.graph.data import describe
-from wirework.graph.fingerprint import tokenize
+from wirework.graph.fingerprint import param_values, tokenize
 from wirework.graph.machines import Machine
 from wirework.graph.nodes import Source, source
 from wirework.graph.topology import training_order, upstream_sources
@@ -204,7 +204,7 @@ class Composite(BaseEstimator):
                     f"it holds {describe(reachable[head])}, which has no set_params. Set {head} itself instead."
                 )
         for head, sub in nested.items():
-            reachable[head].set_params(**sub)
+            _set_component(reachable[head], sub)
         self._assign(top)
         return self
 
@@ -526,6 +526,22 @@ class Composite(BaseEstimator):
                 built.signature, built.X, built.y, built.structure, built.objects, built.machines, data=built.data
             )
         return state
+
+
+def _set_component(component: Any, params: dict[str, Any]) -> None:
+    """``component.set_params(**params)``.
+
+    For a plain scikit-learn estimator (``BaseEstimator``'s own
+    ``get_params`` and ``set_params``) given only its own parameter names,
+    the attributes are set directly, which is what ``set_params`` does
+    after reading the class signature to check the names.
+    """
+    found = param_values(component) if getattr(type(component), "set_params", None) is BaseEstimator.set_params else None
+    if found is None or not all(name in found[0] for name in params):
+        component.set_params(**params)
+        return
+    for name, value in params.items():
+        setattr(component, name, value)
 
 
 def _weak(value: Any) -> Any:
