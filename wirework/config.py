@@ -23,11 +23,16 @@ __all__ = ["get_config", "set_config", "config_context"]
 
 _DEFAULTS: dict[str, Any] = {"cache": None}
 _global: dict[str, Any] = dict(_DEFAULTS)
-_local = threading.local()
+class _Local(threading.local):
+    config: dict[str, Any] | None = None  # a thread's settings inside config_context, else the global ones
+
+
+_local = _Local()
 
 
 def _current() -> dict[str, Any]:
-    return getattr(_local, "config", _global)
+    config = _local.config  # read without a failed lookup: setting() is on every fit's path
+    return _global if config is None else config
 
 
 def setting(name: str) -> Any:
@@ -61,12 +66,9 @@ def set_config(**settings: Any) -> None:
 def config_context(**settings: Any) -> Iterator[None]:
     """Change settings inside a ``with`` block (for the current thread), then restore them."""
     _check(settings)
-    previous = getattr(_local, "config", None)
+    previous = _local.config
     _local.config = {**_current(), **settings}
     try:
         yield
     finally:
-        if previous is None:
-            del _local.config
-        else:
-            _local.config = previous
+        _local.config = previous
