@@ -86,6 +86,10 @@ class Executor:
         cf.wait(futures)
         return list(futures)
 
+    def run(self, model: Any, values: list[Any], vector: bool) -> tuple[Any, BaseException | None]:
+        """Fit now and wait: ``(result, None)`` or ``(None, error)`` (one-at-a-time passes)."""
+        return self.outcomes([self.submit(model, values, vector)])[0]
+
     def outcomes(self, futures: list[Any]) -> list[tuple[Any, BaseException | None]]:
         """``(result, None)`` or ``(None, error)`` for each done future."""
         results = []
@@ -129,6 +133,12 @@ class SequentialExecutor(Executor):
     """Fits one machine at a time in the calling thread (the default; easiest to debug)."""
 
     name = "sequential"
+
+    def run(self, model: Any, values: list[Any], vector: bool) -> tuple[Any, BaseException | None]:
+        try:
+            return run_job(model, values, vector), None
+        except Exception as error:  # reported by the scheduler, never lost
+            return None, error
 
     def submit(self, model: Any, values: list[Any], vector: bool) -> _Ran:
         try:
@@ -371,6 +381,10 @@ class DaskExecutor(Executor):
         distributed.wait(futures)
         return list(futures)
 
+    def run(self, model: Any, values: list[Any], vector: bool) -> tuple[Any, BaseException | None]:
+        """Fit now and wait: ``(result, None)`` or ``(None, error)`` (one-at-a-time passes)."""
+        return self.outcomes([self.submit(model, values, vector)])[0]
+
     def outcomes(self, futures: list[Any]) -> list[tuple[Any, BaseException | None]]:
         finished = [f for f in futures if f.status == "finished"]
         gathered = dict(zip(map(id, finished), self._client().gather(finished))) if finished else {}  # one round trip
@@ -385,8 +399,10 @@ def _workers(n_jobs: int | None) -> int:
     return cores() if n_jobs == -1 else n_jobs
 
 
+_SEQUENTIAL = SequentialExecutor()  # it keeps no state: one serves every pass
+
 _NAMES: dict[str, Callable[[int | None], Executor]] = {
-    "sequential": lambda n_jobs: SequentialExecutor(),
+    "sequential": lambda n_jobs: _SEQUENTIAL,
     "threads": ThreadExecutor,
     "processes": ProcessExecutor,
 }

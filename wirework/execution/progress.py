@@ -7,7 +7,7 @@ import time
 from collections.abc import Callable
 from typing import Any
 
-__all__ = ["Progress"]
+__all__ = ["Progress", "progress"]
 
 #: Show the bar only for passes that last longer than this many seconds.
 DELAY = 1.0
@@ -19,12 +19,12 @@ class Progress:
     The bar uses ``tqdm`` when it is installed, else one line of text.
     """
 
-    def __init__(self, total: int, *, verbose: int = 1, callback: Callable[[dict[str, Any]], None] | None = None) -> None:
+    def __init__(self, total: int, *, show: bool = False, callback: Callable[[dict[str, Any]], None] | None = None) -> None:
         self.total = total
         self.done = 0
         self.callback = callback
         self._start = time.perf_counter()
-        self._show = bool(verbose) and total > 1 and getattr(sys.stderr, "isatty", lambda: False)()
+        self._show = show
         self._bar: Any = None
 
     def step(self, machine: Any, *, running: int = 0) -> None:
@@ -63,6 +63,31 @@ class Progress:
             self._bar.close()
         elif self._bar is False:
             sys.stderr.write("\n")
+
+
+class _Quiet(Progress):
+    """The progress of a pass that nobody watches: nothing to count, call or draw."""
+
+    def __init__(self) -> None:
+        super().__init__(0)
+
+    def step(self, machine: Any, *, running: int = 0) -> None:
+        pass
+
+    def close(self) -> None:
+        pass
+
+
+_QUIET = _Quiet()
+
+
+def progress(total: int, *, verbose: int = 1, callback: Callable[[dict[str, Any]], None] | None = None) -> Progress:
+    """The progress of a pass over ``total`` machines: a bar when ``verbose`` and stderr is a
+    terminal (and there is more than one machine), ``callback`` after each visit, or nothing."""
+    show = bool(verbose) and total > 1 and getattr(sys.stderr, "isatty", lambda: False)()
+    if callback is None and not show:
+        return _QUIET
+    return Progress(total, show=show, callback=callback)
 
 
 def _label(machine: Any) -> str:

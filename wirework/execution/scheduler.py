@@ -27,7 +27,7 @@ from typing import Any
 
 from wirework.errors import ArgumentError, MachineFitError, WireworkError
 from wirework.execution.executors import resolve_executor
-from wirework.execution.progress import Progress
+from wirework.execution.progress import Progress, progress as watch
 from wirework.graph.machines import Job, Machine
 from wirework.graph.topology import training_graph
 from wirework.graph.training import FitPass, register_scheduler
@@ -73,7 +73,7 @@ def schedule(
     # Machines by position in training order; who needs whom (kept by the roots between passes).
     graph = training_graph(roots)
     forced_ids = {id(m) for m in forced}
-    bar = Progress(len(graph.machines), verbose=verbose, callback=progress)
+    bar = watch(len(graph.machines), verbose=verbose, callback=progress)
     engine = resolve_executor(executor, n_jobs)
     engine.open()
     try:
@@ -200,8 +200,7 @@ def _one_at_a_time(
             failure = error
             job = None
         if job is not None:
-            (outcome,) = engine.outcomes([engine.submit(job.model, job.values, job.vector)])
-            failure = _record(job, outcome, run)
+            failure = _record(job, engine.run(job.model, job.values, job.vector), run)
         bar.step(machine)
     return failure
 
