@@ -164,6 +164,12 @@ class Composite(BaseEstimator):
             names = _PARAM_NAMES[cls] = tuple(super()._get_param_names())
         return list(names)
 
+    def get_params(self, deep: bool = True) -> dict[str, Any]:
+        """Parameters by name, as scikit-learn's; ``deep=False`` without re-reading the signature."""
+        if deep:
+            return super().get_params(deep=True)
+        return {name: getattr(self, name) for name in self._get_param_names()}
+
     def set_params(self, **params: Any) -> Composite:
         """Set parameters as scikit-learn does, checking every name before changing anything.
 

@@ -22,7 +22,7 @@ reports, and is cheaper per machine.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence, Set
 from typing import Any
 
 from wirework.errors import ArgumentError, MachineFitError, WireworkError
@@ -72,7 +72,7 @@ def schedule(
         raise ArgumentError(f"Expected on_error to be 'raise' or 'continue'. Received: {on_error!r}.")
     # Machines by position in training order; who needs whom (kept by the roots between passes).
     graph = training_graph(roots)
-    forced_ids = {id(m) for m in forced}
+    forced_ids = {id(m) for m in forced} if forced else _NONE_FORCED
     bar = watch(len(graph.machines), verbose=verbose, callback=progress)
     engine = resolve_executor(executor, n_jobs)
     engine.open()
@@ -100,7 +100,7 @@ def schedule(
 
 
 def _as_ready(
-    graph: Any, run: FitPass, force: bool, forced_ids: set[int], engine: Any, bar: Progress, on_error: str
+    graph: Any, run: FitPass, force: bool, forced_ids: Set[int], engine: Any, bar: Progress, on_error: str
 ) -> list[WireworkError]:
     """The general loop: ready machines to the executor, results back as they come; returns the failures."""
     machines, dependants = graph.machines, graph.dependants
@@ -178,7 +178,7 @@ def _as_ready(
 
 
 def _one_at_a_time(
-    graph: Any, run: FitPass, force: bool, forced_ids: set[int], engine: Any, bar: Progress
+    graph: Any, run: FitPass, force: bool, forced_ids: Set[int], engine: Any, bar: Progress
 ) -> WireworkError | None:
     """The loop for an executor that fits in the calling thread, stopping at the first failure.
 
@@ -206,6 +206,7 @@ def _one_at_a_time(
 
 
 _STOPPED = "an earlier failure stopped the pass"
+_NONE_FORCED: frozenset[int] = frozenset()
 
 
 def _block(machine: Machine, why: str) -> None:

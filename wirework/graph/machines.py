@@ -311,10 +311,10 @@ class Machine:
             self._report = {"action": "frozen", "reason": f"frozen; otherwise {reason}", "state": self._state}
             return None
         values = [run.value(arg) for arg in self._args]
-        rows = [n_rows(v) for v in values]
-        if len(set(rows)) > 1:
+        rows = n_rows(values[0])
+        if any(n_rows(v) != rows for v in values[1:]):
             names = ("X", "y", "sample_weight")
-            got = ", ".join(f"{names[i]} has {r}" for i, r in enumerate(rows))
+            got = ", ".join(f"{names[i]} has {n_rows(v)}" for i, v in enumerate(values))
             raise DataError(
                 f"The training arguments of {self._title()} have different numbers of rows: {got}. "
                 "Make them row-aligned (restrict every argument with the same folds)."
@@ -331,7 +331,7 @@ class Machine:
             and params.get("warm_start") is True
         )
         vector = len(values) == 1 and getattr(values[0], "ndim", 2) == 1 and _wants_column(self.model)
-        job = Job(self, values, vector, action, reason + (" (warm start)" if warm else ""), key, rows[0])
+        job = Job(self, values, vector, action, reason + (" (warm start)" if warm else ""), key, rows)
         if run.cache is not None and not warm:
             job.key = run.cache.key(model_token(self.model), values)
             found = run.cache.get(job.key)
@@ -355,11 +355,8 @@ class Machine:
         self._fit_key = job.key
         self._vector = job.vector
         self._state += 1
-        self._snapshot = _Snapshot(
-            model_type=type(self.model),
-            params_key=job.params_key,
-            upstream_states=tuple(map(_STATE, machines)),
-            source_versions=tuple(map(_VERSION, sources)),
+        self._snapshot = _Snapshot(  # model type, params key, upstream states, source versions
+            type(self.model), job.params_key, tuple(map(_STATE, machines)), tuple(map(_VERSION, sources))
         )
         self._report = {
             "action": job.action,
