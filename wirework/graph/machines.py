@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import copy
-import operator
 import time
 import warnings
 from typing import TYPE_CHECKING, Any, NamedTuple
@@ -26,7 +25,14 @@ from wirework.graph.cache import FitCache
 from wirework.graph.data import describe, is_data, n_rows
 from wirework.graph.fingerprint import model_token, param_values, shallow_params
 from wirework.graph.nodes import DynamicNode, Node, Source
-from wirework.graph.topology import TrainingGraph, training_order, upstream_machines, upstream_sources
+from wirework.graph.topology import (
+    TrainingGraph,
+    state_of,
+    training_order,
+    upstream_machines,
+    upstream_sources,
+    version_of,
+)
 
 if TYPE_CHECKING:  # pragma: no cover
     from wirework.graph.training import FitPass
@@ -37,8 +43,6 @@ __all__ = ["Machine", "Job", "run_job", "machine", "OPERATIONS", "fresh_copy"]
 OPERATIONS = ("predict", "predict_proba", "predict_log_proba", "decision_function", "transform", "inverse_transform")
 
 
-_STATE = operator.attrgetter("_state")
-_VERSION = operator.attrgetter("version")
 
 
 class _Snapshot(NamedTuple):
@@ -275,11 +279,11 @@ class Machine:
         if force:
             return "trained", "condition 2: forced"
         machines, sources = self._upstream_of_args()
-        states = tuple(map(_STATE, machines))
+        states = tuple(map(state_of, machines))
         if states != snap.upstream_states:
             changed = [m._title() for m, old, new in zip(machines, snap.upstream_states, states) if old != new]
             return "trained", f"condition 3: upstream state changed ({', '.join(changed)})"
-        if tuple(map(_VERSION, sources)) != snap.source_versions:
+        if tuple(map(version_of, sources)) != snap.source_versions:
             return "trained", "condition 4: source data changed"
         if type(self.model) is not snap.model_type:
             return "trained", (
@@ -356,7 +360,7 @@ class Machine:
         self._vector = job.vector
         self._state += 1
         self._snapshot = _Snapshot(  # model type, params key, upstream states, source versions
-            type(self.model), job.params_key, tuple(map(_STATE, machines)), tuple(map(_VERSION, sources))
+            type(self.model), job.params_key, tuple(map(state_of, machines)), tuple(map(version_of, sources))
         )
         self._report = {
             "action": job.action,

@@ -20,6 +20,7 @@ deterministic (parents are visited left to right).
 
 from __future__ import annotations
 
+import operator
 from collections.abc import Iterable
 from typing import TYPE_CHECKING
 
@@ -27,7 +28,20 @@ if TYPE_CHECKING:  # pragma: no cover
     from wirework.graph.machines import Machine
     from wirework.graph.nodes import Node
 
-__all__ = ["TrainingGraph", "ancestry", "training_graph", "training_order", "upstream_machines", "upstream_sources"]
+__all__ = [
+    "TrainingGraph",
+    "ancestry",
+    "state_of",
+    "training_graph",
+    "training_order",
+    "upstream_machines",
+    "upstream_sources",
+    "version_of",
+]
+
+#: A machine's state counter and a source's data version (mapped over upstream ones by the retraining rules).
+state_of = operator.attrgetter("_state")
+version_of = operator.attrgetter("version")
 
 
 def ancestry(roots: Iterable[Node]) -> list[Node]:

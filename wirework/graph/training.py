@@ -21,7 +21,7 @@ from collections.abc import Callable, Iterable, Sequence
 from typing import TYPE_CHECKING, Any
 
 from wirework.config import setting
-from wirework.graph.topology import upstream_machines, upstream_sources
+from wirework.graph.topology import state_of, upstream_machines, upstream_sources, version_of
 
 if TYPE_CHECKING:  # pragma: no cover
     from wirework.graph.cache import FitCache
@@ -29,6 +29,7 @@ if TYPE_CHECKING:  # pragma: no cover
     from wirework.graph.nodes import Node
 
 __all__ = ["fit_pass", "register_scheduler", "FitPass", "TrainingValues"]
+
 
 
 class TrainingValues:
@@ -48,7 +49,7 @@ class TrainingValues:
         if upstream is None:
             upstream = self._upstream[node] = (upstream_machines([node]), upstream_sources([node]))
         machines, sources = upstream
-        return tuple(m._state for m in machines), tuple(s.version for s in sources)
+        return tuple(map(state_of, machines)), tuple(map(version_of, sources))
 
     def get(self, node: Node, stamp: tuple) -> tuple[bool, Any]:
         entry = self._values.get(node)
@@ -75,8 +76,18 @@ class FitPass:
         self.store = store
 
     def value(self, node: Node) -> Any:
-        """Value of ``node`` on the training data, each ancestor computed at most once."""
+        """Value of ``node`` on the training data, each ancestor computed at most once.
+
+        A value kept in the store is taken without visiting its ancestors.
+        """
         memo, store = self.memo, self.store
+        if node in memo:
+            return memo[node]
+        if store is not None and node.kind != "source":
+            found, value = store.get(node, store.stamp(node))
+            if found:
+                memo[node] = value
+                return value
         for item in node._ancestry():
             if item in memo:
                 continue
