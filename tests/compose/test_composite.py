@@ -265,3 +265,20 @@ def test_set_params_into_something_without_parameters_says_so():
     assert model.regressor.alpha == 1.0
     model.set_params(scaler=StandardScaler(), scaler__with_mean=False)  # a component given in the same call
     assert model.scaler.with_mean is False
+
+
+def test_quick_key_takes_models_by_identity_and_anything_else_to_hashing():
+    from wirework.compose.composite import _quick_key
+
+    class Hidden:  # looks like a model to its class, not to hasattr on an instance
+        get_params = Ridge.get_params
+
+        @property
+        def fit(self):
+            raise AttributeError("no fit here")
+
+    ridge = Ridge()
+    assert _quick_key({"a": [("r", ridge)], "b": 1}) == _quick_key({"a": [("r", ridge)], "b": 1})
+    assert _quick_key([ridge]) != _quick_key([Ridge()])  # another object, though equal
+    assert _quick_key([1]) != _quick_key([1.0]) != _quick_key([True])
+    assert _quick_key([Hidden()]) is None and _quick_key([np.zeros(2)]) is None

@@ -10,6 +10,7 @@ change touches, by the retraining rules of the core.
 
 from __future__ import annotations
 
+import types
 import weakref
 from dataclasses import dataclass, field
 from typing import Any
@@ -88,12 +89,31 @@ def _quick_key(value: Any) -> tuple | None:
             for key, entry in item.items():
                 push(entry)
                 push(key)
-        elif is_estimator(item):
+        else:
+            known = _ESTIMATOR_CLASSES.get(kind)
+            if known is None:
+                known = _ESTIMATOR_CLASSES[kind] = _plain_estimator_class(kind)
+            if not (known or is_estimator(item)):
+                return None
             add("estimator")
             add(id(item))
-        else:
-            return None
     return tuple(out)
+
+
+#: Per class: whether every instance is a model without asking the instance (see below).
+_ESTIMATOR_CLASSES: dict[type, bool] = {}
+
+
+def _plain_estimator_class(kind: type) -> bool:
+    """Whether ``fit`` and ``get_params`` are plain functions of ``kind`` and no attribute hook can hide them:
+    then :func:`is_estimator` holds for every instance."""
+    return (
+        not issubclass(kind, type)
+        and kind.__getattribute__ is object.__getattribute__
+        and not hasattr(kind, "__getattr__")
+        and isinstance(getattr(kind, "fit", None), types.FunctionType)
+        and isinstance(getattr(kind, "get_params", None), types.FunctionType)
+    )
 
 
 @dataclass
