@@ -23,6 +23,8 @@ __all__ = ["get_config", "set_config", "config_context"]
 
 _DEFAULTS: dict[str, Any] = {"cache": None}
 _global: dict[str, Any] = dict(_DEFAULTS)
+
+
 class _Local(threading.local):
     config: dict[str, Any] | None = None  # a thread's settings inside config_context, else the global ones
 

@@ -381,10 +381,6 @@ class DaskExecutor(Executor):
         distributed.wait(futures)
         return list(futures)
 
-    def run(self, model: Any, values: list[Any], vector: bool) -> tuple[Any, BaseException | None]:
-        """Fit now and wait: ``(result, None)`` or ``(None, error)`` (one-at-a-time passes)."""
-        return self.outcomes([self.submit(model, values, vector)])[0]
-
     def outcomes(self, futures: list[Any]) -> list[tuple[Any, BaseException | None]]:
         finished = [f for f in futures if f.status == "finished"]
         gathered = dict(zip(map(id, finished), self._client().gather(finished))) if finished else {}  # one round trip

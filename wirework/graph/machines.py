@@ -43,8 +43,6 @@ __all__ = ["Machine", "Job", "run_job", "machine", "OPERATIONS", "fresh_copy"]
 OPERATIONS = ("predict", "predict_proba", "predict_log_proba", "decision_function", "transform", "inverse_transform")
 
 
-
-
 class _Snapshot(NamedTuple):
     """What a machine saw at its last training, to compare with now."""
 
