@@ -51,7 +51,10 @@ no row can show a win for a wrong result. Tables name the wirework commit.
     wirework's tokens: the part of the cost that any refit pays when it
     checks by content that the data did not change (a copy must count as
     the same data, an array edited in place as new data).
-    Default 200 rounds.
+    Default 200 rounds. Runs of the same code in different processes
+    differ by a few hundredths (each process lays out its memory anew):
+    ``--processes N`` repeats the benchmark in N fresh processes, one
+    after another, and reports each process's ratio and their median.
     Target: wirework <= 1.2x the leaf (scikit-learn's memory pipeline ~10x).
 
 ``predict``
@@ -62,7 +65,7 @@ no row can show a win for a wrong result. Tables name the wirework commit.
     Pipeline ~1.18x).
 
 Run: ``python benchmarks/bench_compose.py retune|refit|predict|all``
-(options: ``--rounds``, ``--calls``, ``--only wirework``; ``--peer-peak`` also measures the peak
+(options: ``--rounds``, ``--calls``, ``--only wirework``, ``--processes``; ``--peer-peak`` also measures the peak
 RSS growth of one scikit-learn search, ~4 more minutes per row). Prints
 Markdown tables; progress goes to stderr.
 """
@@ -291,6 +294,7 @@ def retune_rows(rounds: int, peer_peak: bool) -> list[tuple]:
 # -------------------------------------------------------------- 2. refit
 
 ALPHAS = (1.0, 3.0)
+LEAF = "leaf alone: Ridge.fit(Z, y)"
 FLOOR = "floor: hash X and y (wirework's tokens), then the leaf"
 
 
@@ -298,7 +302,8 @@ def refit_steps(alpha: float) -> list[tuple[str, object]]:
     return [("scaler", StandardScaler()), ("pca", PCA(n_components=10, random_state=0)), ("ridge", Ridge(alpha=alpha))]
 
 
-def bench_refit(rounds: int, only_wirework: bool = False) -> None:
+def refit_rows(rounds: int, only_wirework: bool = False) -> tuple[float, dict[str, tuple[float, float]]]:
+    """The leaf's median ms, and each candidate's median ms and ratio (median of per-pair ratios)."""
     X, y = regression_data()
     with tempfile.TemporaryDirectory(prefix="bench_compose_") as location:
         memory = joblib.Memory(location, verbose=0)
@@ -343,7 +348,7 @@ def bench_refit(rounds: int, only_wirework: bool = False) -> None:
 
             return timed(run)
 
-        leaf_name = "leaf alone: Ridge.fit(Z, y)"
+        leaf_name = LEAF
         candidates = {name: pipeline_refit(pipe) for name, pipe in pipes.items()}
         candidates[FLOOR] = hashed_leaf_refit
         names = list(candidates)
@@ -362,13 +367,40 @@ def bench_refit(rounds: int, only_wirework: bool = False) -> None:
                         times[name].append(candidates[name](before, after))
 
     all_leaves = [t for name in names for t in leaves[name]]
+    rows = {name: (statistics.median(times[name]) * 1e3, median_ratio(times[name], leaves[name])) for name in names}
+    return statistics.median(all_leaves) * 1e3, rows
+
+
+def _refit_rows_alone(rounds: int, only_wirework: bool) -> tuple[float, dict[str, tuple[float, float]]]:
+    with threadpool_limits(1):  # a spawned child: the parent's limit does not reach it
+        return refit_rows(rounds, only_wirework)
+
+
+def bench_refit(rounds: int, only_wirework: bool = False, processes: int = 1) -> None:
     alone = ", wirework and the leaf alone" if only_wirework else ""
-    print(f"\n### refit ({rounds} rounds{alone}; {versions()})\n")
-    print("| candidate | median ms per refit | ratio to the leaf (median of per-pair ratios) |")
-    print("| --- | ---: | ---: |")
-    print(f"| {leaf_name} | {statistics.median(all_leaves) * 1e3:.2f} | 1.00x |")
-    for name in names:
-        print(f"| {name} | {statistics.median(times[name]) * 1e3:.2f} | {median_ratio(times[name], leaves[name]):.2f}x |")
+    if processes == 1:
+        leaf_ms, rows = refit_rows(rounds, only_wirework)
+        print(f"\n### refit ({rounds} rounds{alone}; {versions()})\n")
+        print("| candidate | median ms per refit | ratio to the leaf (median of per-pair ratios) |")
+        print("| --- | ---: | ---: |")
+        print(f"| {LEAF} | {leaf_ms:.2f} | 1.00x |")
+        for name, (ms, ratio) in rows.items():
+            print(f"| {name} | {ms:.2f} | {ratio:.2f}x |")
+        return
+    runs = []
+    for k in range(processes):  # one after another, each in a new process (its own memory layout)
+        with multiprocessing.get_context("spawn").Pool(1) as pool:
+            runs.append(pool.apply(_refit_rows_alone, (rounds, only_wirework)))
+        print(f"  refit process {k + 1}/{processes} done", file=sys.stderr)
+    print(f"\n### refit ({processes} processes x {rounds} rounds{alone}; {versions()})\n")
+    print("| candidate | median ms per refit | ratio to the leaf, each process | median over processes |")
+    print("| --- | ---: | --- | ---: |")
+    print(f"| {LEAF} | {statistics.median(leaf for leaf, _ in runs):.2f} | | 1.00x |")
+    for name in runs[0][1]:
+        ratios = [rows[name][1] for _, rows in runs]
+        ms = statistics.median(rows[name][0] for _, rows in runs)
+        each = ", ".join(f"{r:.2f}" for r in ratios)
+        print(f"| {name} | {ms:.2f} | {each} | **{statistics.median(ratios):.2f}x** |")
 
 
 # ------------------------------------------------------------ 3. predict
@@ -432,6 +464,9 @@ def main() -> None:
     parser.add_argument("--calls", type=int, default=200, help="predict: calls per round")
     parser.add_argument("--only", choices=["wirework"], default=None, help="refit: time only wirework and the leaf")
     parser.add_argument(
+        "--processes", type=int, default=1, help="refit: repeat in this many fresh processes, one after another"
+    )
+    parser.add_argument(
         "--peer-peak", action="store_true", help="retune: also measure the peak RSS of one scikit-learn search"
     )
     args = parser.parse_args()
@@ -444,7 +479,7 @@ def main() -> None:
             if name == "retune":
                 bench_retune(args.rounds or 2, args.peer_peak)
             elif name == "refit":
-                bench_refit(args.rounds or 200, only_wirework=args.only == "wirework")
+                bench_refit(args.rounds or 200, only_wirework=args.only == "wirework", processes=args.processes)
             else:
                 bench_predict(args.rounds or 200, args.calls)
 
