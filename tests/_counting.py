@@ -2,11 +2,17 @@
 
 from __future__ import annotations
 
+from types import SimpleNamespace
 from typing import Any, ClassVar
 
 import numpy as np
 from sklearn.base import BaseEstimator, clone
+from sklearn.decomposition import PCA
+from sklearn.linear_model import Ridge
+from sklearn.preprocessing import StandardScaler
 from sklearn.utils.metaestimators import available_if
+
+import wirework as ww
 
 
 def _inner_has(operation: str):
@@ -83,3 +89,18 @@ def fits(tag: str | None = None) -> Any:
 def calls(tag: str, operation: str) -> int:
     """Number of real calls of ``operation`` logged for ``tag``."""
     return Counting.events.count((tag, operation))
+
+
+def counting_chain(X_data: Any, y_data: Any) -> tuple[Any, SimpleNamespace]:
+    """StandardScaler -> PCA(3) -> Ridge on sources ``X`` and ``y``, each a counting machine.
+
+    Returns the Ridge's ``predict`` node and the network's parts: ``X``, ``y``
+    (sources), ``Z``, ``W`` (the two transforms), ``scaler``, ``pca``, ``ridge``.
+    """
+    X, y = ww.source(X_data, name="X"), ww.source(y_data, name="y")
+    scaler = ww.machine(Counting(StandardScaler(), tag="scaler"), X)
+    Z = scaler.transform(X)
+    pca = ww.machine(Counting(PCA(n_components=3), tag="pca"), Z)
+    W = pca.transform(Z)
+    ridge = ww.machine(Counting(Ridge(alpha=1.0), tag="ridge"), W, y)
+    return ridge.predict(W), SimpleNamespace(X=X, y=y, Z=Z, W=W, scaler=scaler, pca=pca, ridge=ridge)

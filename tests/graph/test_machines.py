@@ -3,7 +3,7 @@
 import numpy as np
 import pandas as pd
 import pytest
-from _counting import Counting, calls, fits
+from _counting import Counting, calls, counting_chain, fits
 from sklearn.base import BaseEstimator
 from sklearn.decomposition import PCA
 from sklearn.ensemble import RandomForestRegressor
@@ -22,13 +22,8 @@ Y_DATA = X_DATA @ np.array([1.0, -2.0, 0.5, 0.0]) + RNG.normal(scale=0.1, size=6
 
 def chain():
     """scaler -> pca -> ridge, each a counting machine; returns (yhat, machines)."""
-    X, y = ww.source(X_DATA, name="X"), ww.source(Y_DATA, name="y")
-    scaler = ww.machine(Counting(StandardScaler(), tag="scaler"), X)
-    Z = scaler.transform(X)
-    pca = ww.machine(Counting(PCA(n_components=3), tag="pca"), Z)
-    W = pca.transform(Z)
-    ridge = ww.machine(Counting(Ridge(alpha=1.0), tag="ridge"), W, y)
-    return ridge.predict(W), (X, y, scaler, pca, ridge)
+    yhat, net = counting_chain(X_DATA, Y_DATA)
+    return yhat, (net.X, net.y, net.scaler, net.pca, net.ridge)
 
 
 def test_first_fit_trains_each_machine_once_in_order():

@@ -1,27 +1,14 @@
 """Fit passes and the training values kept between them."""
 
 import numpy as np
-from _counting import Counting, calls, fits
-from sklearn.decomposition import PCA
+from _counting import Counting, calls, counting_chain, fits
 from sklearn.linear_model import Ridge
-from sklearn.preprocessing import StandardScaler
 
-import wirework as ww
 from wirework.graph.training import TrainingValues, fit_pass
 
 RNG = np.random.default_rng(1)
 X_DATA = RNG.normal(size=(40, 4))
 Y_DATA = X_DATA @ np.array([1.0, -2.0, 0.5, 0.0])
-
-
-def chain():
-    X, y = ww.source(X_DATA, name="X"), ww.source(Y_DATA, name="y")
-    scaler = ww.machine(Counting(StandardScaler(), tag="scaler"), X)
-    Z = scaler.transform(X)
-    pca = ww.machine(Counting(PCA(n_components=3), tag="pca"), Z)
-    W = pca.transform(Z)
-    ridge = ww.machine(Counting(Ridge(), tag="ridge"), W, y)
-    return ridge.predict(W), (Z, W, scaler, pca, ridge)
 
 
 class Watched(TrainingValues):
@@ -37,7 +24,8 @@ class Watched(TrainingValues):
 
 
 def test_a_kept_value_is_taken_without_looking_at_its_ancestors():
-    yhat, (Z, W, scaler, pca, ridge) = chain()
+    yhat, net = counting_chain(X_DATA, Y_DATA)
+    W, ridge = net.W, net.ridge
     store = Watched()
     fit_pass([yhat], store=store)
     assert fits() == ["scaler", "pca", "ridge"] and len(store) == 2  # Z and W: sources are never kept
@@ -51,7 +39,8 @@ def test_a_kept_value_is_taken_without_looking_at_its_ancestors():
 
 
 def test_a_value_whose_upstream_retrained_is_computed_again():
-    yhat, (Z, W, scaler, pca, ridge) = chain()
+    yhat, net = counting_chain(X_DATA, Y_DATA)
+    W, pca = net.W, net.pca
     store = TrainingValues()
     fit_pass([yhat], store=store)
     Counting.events.clear()
