@@ -195,6 +195,45 @@ def test_array_content_dtype_and_shape() -> None:
     assert tokenize(x) != tokenize(x.tolist())
 
 
+@pytest.mark.parametrize(
+    "array",
+    [
+        np.random.default_rng(0).normal(size=(3000, 20)),  # C-contiguous and large: the digested fast path
+        np.random.default_rng(1).normal(size=3000),
+        np.arange(5000, dtype=np.int32),
+        np.ones((70, 70), dtype=np.complex128),
+        np.zeros((600, 2), dtype=np.float32),
+        np.random.default_rng(2).normal(size=(100, 60)).T,  # not C-contiguous: the buffer is copied first
+        np.arange(10.0),  # small: bytes written as they are, NaNs made canonical
+        np.zeros((0, 3)),
+        np.ones(1000, dtype=bool),
+        np.array(["a", "bc"] * 3000),
+    ],
+    ids=lambda a: f"{a.dtype}{a.shape}{'C' if a.flags.c_contiguous else 'F'}",
+)
+def test_one_array_fast_path_writes_what_the_general_path_writes(array) -> None:
+    from wirework.graph.fingerprint import _hexdigest
+
+    general = _hexdigest(b"tokenize:", (array,))
+    assert tokenize(array) == general
+    assert tokenize(array) == general  # again, from the prefix kept for its dtype and shape
+    if array.size and array.dtype.kind == "f":
+        edited = array.copy()
+        edited.flat[array.size // 2] += 1.0
+        assert tokenize(edited) != general
+
+
+def test_one_array_prefixes_are_bounded(monkeypatch) -> None:
+    from wirework.graph import fingerprint
+
+    monkeypatch.setattr(fingerprint, "_MAX_PREFIXES", 4)
+    monkeypatch.setattr(fingerprint, "_DIGESTED_PREFIXES", {})
+    tokens = {n: tokenize(np.ones(1000 + n)) for n in range(10)}
+    assert len(fingerprint._DIGESTED_PREFIXES) <= 4
+    assert all(tokenize(np.ones(1000 + n)) == token for n, token in tokens.items())
+    assert len(set(tokens.values())) == 10
+
+
 def test_array_nans_are_canonical() -> None:
     plain = np.array([1.0, np.nan])
     with np.errstate(invalid="ignore"):

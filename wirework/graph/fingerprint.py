@@ -118,8 +118,16 @@ def tokenize(*objs: object) -> str:
     """
     if len(objs) == 1 and type(objs[0]) is np.ndarray:  # training data: the common case in fewer steps
         array = objs[0]
+        key = (array.dtype, array.shape)
+        prefix = _DIGESTED_PREFIXES.get(key, _UNSEEN)
+        if prefix is _UNSEEN:
+            if len(_DIGESTED_PREFIXES) >= _MAX_PREFIXES:  # many shapes seen: start again
+                _DIGESTED_PREFIXES.clear()
+            prefix = _DIGESTED_PREFIXES[key] = _digested_prefix(array.dtype, array.shape)
+        if prefix is not None and array.flags.c_contiguous:  # the bytes the general path writes for (array,)
+            return hashlib.blake2b(prefix + xxhash.xxh3_128_digest(array), digest_size=_DIGEST_SIZE).hexdigest()
         plain = _plain_dtype(array.dtype)
-        if plain is not None:  # the bytes the general path writes for (array,)
+        if plain is not None:
             h = hashlib.blake2b(b"tokenize:", digest_size=_DIGEST_SIZE)
             h.update(_ONE_ARRAY + plain + struct.pack(f"<{array.ndim + 1}Q", array.ndim, *array.shape))
             _write_buffer(h, array)
@@ -356,18 +364,21 @@ def param_values(obj: Any) -> tuple[tuple[str, ...], tuple] | None:
             _PARAM_GETTERS[kind] = _NOT_PLAIN
             return None
         names = tuple(kind._get_param_names())
-        if len(names) > 1:
-            getter = operator.attrgetter(*names)
-        elif names:
-            one = operator.attrgetter(names[0])
-            getter = lambda o: (one(o),)  # noqa: E731
-        else:
-            getter = lambda o: ()  # noqa: E731
-        entry = _PARAM_GETTERS[kind] = (names, getter)
+        entry = _PARAM_GETTERS[kind] = (names, attributes_getter(names))
     if entry is _NOT_PLAIN:
         return None
     names, getter = entry
     return names, getter(obj)
+
+
+def attributes_getter(names: tuple[str, ...]) -> Callable[[Any], tuple]:
+    """One call that reads the attributes ``names`` of an object, as a tuple (also for 0 or 1 name)."""
+    if len(names) > 1:
+        return operator.attrgetter(*names)
+    if names:
+        one = operator.attrgetter(names[0])
+        return lambda obj: (one(obj),)
+    return lambda obj: ()
 
 
 def shallow_params(obj: Any) -> Any:
@@ -564,6 +575,22 @@ def _plain_dtype(dtype: np.dtype) -> bytes | None:
         name = dtype.str.encode("utf-8")
         encoded = _PLAIN_DTYPES[dtype] = _u64(len(name)) + name + _u64(0)
     return encoded
+
+
+#: Per ``(dtype, shape)``: what ``tokenize(array)`` writes before the XXH3 digest of a C-contiguous
+#: buffer (see :func:`_write_buffer`), or ``None`` when such arrays are not hashed by their digest.
+_DIGESTED_PREFIXES: dict[tuple[np.dtype, tuple[int, ...]], bytes | None] = {}
+_MAX_PREFIXES = 1024
+_UNSEEN = object()
+
+
+def _digested_prefix(dtype: np.dtype, shape: tuple[int, ...]) -> bytes | None:
+    plain = _plain_dtype(dtype)
+    nbytes = dtype.itemsize * int(np.prod(shape, dtype=np.int64))
+    if plain is None or nbytes <= _SMALL_BUFFER or dtype.kind not in "biufc" or dtype.type in _WIDE:
+        return None
+    header = plain + struct.pack(f"<{len(shape) + 1}Q", len(shape), *shape)
+    return b"tokenize:" + _ONE_ARRAY + header + _u64(nbytes) + b"xxh3:"
 
 
 def _feed_array_body(tk: _Tokenizer, h: _Hash, arr: np.ndarray) -> None:
