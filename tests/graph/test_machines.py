@@ -238,6 +238,22 @@ def test_report_and_repr():
     assert repr(ridge).startswith("machine(Counting(estimator=Ridge(), tag='ridge'), transform(m1, transform(m2, X)), y")
 
 
+def test_reports_carry_the_state_at_every_kind_of_visit():
+    yhat, (_, _, scaler, pca, ridge) = chain()
+    assert ridge.report()["state"] == 0
+    yhat.fit()
+    yhat.fit()  # nothing changed: every machine skipped, the state kept
+    assert [m.report()["action"] for m in (scaler, pca, ridge)] == ["skipped"] * 3
+    assert [m.report()["state"] for m in (scaler, pca, ridge)] == [1, 1, 1]
+    ridge.model.estimator.alpha = 3.0
+    yhat.fit()
+    assert ridge.report()["action"] == "updated" and ridge.report()["state"] == 2
+    assert set(ridge.report()) == {"machine", "model", "state", "action", "reason", "fit_time", "n_rows"}
+    assert scaler.report() == {
+        "machine": None, "model": "Counting", "state": 1, "action": "skipped", "reason": "no retraining condition holds"
+    }
+
+
 class _NoParams(BaseEstimator):
     def fit(self, X, y=None):
         return self

@@ -211,7 +211,7 @@ _NONE_FORCED: frozenset[int] = frozenset()
 
 def _block(machine: Machine, why: str) -> None:
     """Report ``machine`` as not visited by the rules: a failure stopped the pass or blocks it."""
-    machine._report = {"action": "blocked", "reason": why, "state": machine.state}
+    machine._report = {"action": "blocked", "reason": why}
 
 
 def _record(job: Job, outcome: tuple[Any, BaseException | None], run: FitPass) -> WireworkError | None:

@@ -43,6 +43,11 @@ __all__ = ["Machine", "Job", "run_job", "machine", "OPERATIONS", "fresh_copy"]
 OPERATIONS = ("predict", "predict_proba", "predict_log_proba", "decision_function", "transform", "inverse_transform")
 
 
+#: What a visit reports when it leaves a machine alone (shared: the same words every time).
+_SKIPPED: dict[str, str] = {"action": "skipped", "reason": "no retraining condition holds"}
+_NEVER_VISITED: dict[str, str] = {"action": "none", "reason": "never visited by a fit"}
+
+
 class _Snapshot(NamedTuple):
     """What a machine saw at its last training, to compare with now."""
 
@@ -113,7 +118,7 @@ class Machine:
         self._snapshot: _Snapshot | None = None
         self._upstream: tuple[tuple[Machine, ...], tuple[Source, ...]] | None = None
         self._training: TrainingGraph | None = None
-        self._report: dict[str, Any] = {"action": "none", "reason": "never visited by a fit", "state": 0}
+        self._report: dict[str, Any] = _NEVER_VISITED  # the last visit; report() adds the state
 
     # -- read-only views ---------------------------------------------------
 
@@ -256,7 +261,7 @@ class Machine:
         numbered retraining condition), ``state``, and after a training
         ``fit_time`` (seconds) and ``n_rows``.
         """
-        return {"machine": self.name, "model": type(self.model).__name__, **self._report}
+        return {"machine": self.name, "model": type(self.model).__name__, "state": self._state, **self._report}
 
     def _training_graph(self) -> TrainingGraph:
         """The machines this one needs, then itself, and who needs whom (its arguments are fixed)."""
@@ -300,7 +305,7 @@ class Machine:
         """
         decision = self._decide(force)
         if decision is None:
-            self._report = {"action": "skipped", "reason": "no retraining condition holds", "state": self._state}
+            self._report = _SKIPPED
             return None
         action, reason = decision[:2]
         if self._frozen:
@@ -310,17 +315,18 @@ class Machine:
                 FrozenMachineWarning,
                 stacklevel=5,
             )
-            self._report = {"action": "frozen", "reason": f"frozen; otherwise {reason}", "state": self._state}
+            self._report = {"action": "frozen", "reason": f"frozen; otherwise {reason}"}
             return None
         values = [run.value(arg) for arg in self._args]
         rows = n_rows(values[0])
-        if any(n_rows(v) != rows for v in values[1:]):
-            names = ("X", "y", "sample_weight")
-            got = ", ".join(f"{names[i]} has {n_rows(v)}" for i, v in enumerate(values))
-            raise DataError(
-                f"The training arguments of {self._title()} have different numbers of rows: {got}. "
-                "Make them row-aligned (restrict every argument with the same folds)."
-            )
+        for value in values[1:]:
+            if n_rows(value) != rows:
+                names = ("X", "y", "sample_weight")
+                got = ", ".join(f"{names[i]} has {n_rows(v)}" for i, v in enumerate(values))
+                raise DataError(
+                    f"The training arguments of {self._title()} have different numbers of rows: {got}. "
+                    "Make them row-aligned (restrict every argument with the same folds)."
+                )
         key = decision[2] if len(decision) > 2 else params_key(self.model)
         try:
             params = shallow_params(self.model)
@@ -363,14 +369,13 @@ class Machine:
         self._report = {
             "action": job.action,
             "reason": job.reason,
-            "state": self._state,
             "fit_time": elapsed,
             "n_rows": job.n_rows,
         }
 
     def _failure(self, job: Job, error: BaseException) -> MachineFitError:
         """The error to raise for a fit that raised ``error``; the machine keeps its last state."""
-        self._report = {"action": "failed", "reason": f"{job.reason}; fit raised {type(error).__name__}", "state": self._state}
+        self._report = {"action": "failed", "reason": f"{job.reason}; fit raised {type(error).__name__}"}
         where = ", ".join(_node_labels(self)) or "no node yet"
         failure = MachineFitError.wrapping(
             error,
