@@ -282,3 +282,30 @@ def test_quick_key_takes_models_by_identity_and_anything_else_to_hashing():
     assert _quick_key([ridge]) != _quick_key([Ridge()])  # another object, though equal
     assert _quick_key([1]) != _quick_key([1.0]) != _quick_key([True])
     assert _quick_key([Hidden()]) is None and _quick_key([np.zeros(2)]) is None
+
+
+def test_kind_follows_a_replaced_last_step_on_refit():
+    from sklearn.linear_model import LogisticRegression
+
+    labels = (Y_DATA > np.median(Y_DATA)).astype(int)
+    pipe = ww.Pipeline([("scale", StandardScaler()), ("model", Ridge())], n_jobs=1).fit(X_DATA, labels)
+    assert not hasattr(pipe, "classes_")
+    pipe.set_params(model=LogisticRegression()).fit(X_DATA, labels)
+    np.testing.assert_array_equal(pipe.classes_, [0, 1])
+    pipe.set_params(model=Ridge()).fit(X_DATA, labels)
+    assert not hasattr(pipe, "classes_")
+
+
+def test_execution_parameters_are_read_where_the_class_has_them(monkeypatch):
+    from wirework.graph import training
+
+    seen = []
+    real = training.fit_pass
+    monkeypatch.setattr(
+        "wirework.compose.composite.fit_pass", lambda roots, **kw: seen.append(kw) or real(roots, **kw)
+    )
+    cache = ww.FitCache()
+    ww.Pipeline([("ridge", Ridge())], cache=cache, n_jobs=1).fit(X_DATA, Y_DATA)
+    assert seen[-1]["cache"] is cache and seen[-1]["n_jobs"] == 1 and seen[-1]["executor"] is None
+    two_stage().fit(X_DATA, Y_DATA)  # a composite without execution parameters: the defaults
+    assert seen[-1]["cache"] is None and seen[-1]["n_jobs"] is None and seen[-1]["verbose"] == 0

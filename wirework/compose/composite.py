@@ -12,8 +12,9 @@ from __future__ import annotations
 
 import types
 import weakref
+from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, NamedTuple
 
 import numpy as np
 import pandas as pd
@@ -29,7 +30,7 @@ from wirework.config import setting
 from wirework.errors import ArgumentError, DataError, GraphError, NotTrainedError, ParameterError
 from wirework.graph.cache import FitCache
 from wirework.graph.data import describe
-from wirework.graph.fingerprint import param_values, tokenize
+from wirework.graph.fingerprint import attributes_getter, param_values, tokenize
 from wirework.graph.machines import Machine
 from wirework.graph.nodes import Source, source
 from wirework.graph.topology import training_order, upstream_sources
@@ -59,6 +60,26 @@ def _skeleton(value: Any, objects: list[Any]) -> Any:
 _PARAM_NAMES: dict[type, tuple[str, ...]] = {}
 #: Parameters that say where and how a network trains, not what it is.
 _EXECUTION_PARAMS = frozenset({"cache", "executor", "n_jobs", "verbose"})
+
+
+class _Layout(NamedTuple):
+    """How a composite class's parameters divide (worked out once per class)."""
+
+    shape: Callable[[Any], tuple]  # the values of the parameters that shape the network, in name order
+    execution: tuple[str, ...]  # the names of its parameters that say where and how it trains
+
+
+_LAYOUTS: dict[type, _Layout] = {}
+
+
+def _layout(kind: type) -> _Layout:
+    layout = _LAYOUTS.get(kind)
+    if layout is None:
+        names = kind._get_param_names()
+        shape = tuple(name for name in names if name not in _EXECUTION_PARAMS)
+        execution = tuple(name for name in names if name in _EXECUTION_PARAMS)
+        layout = _LAYOUTS[kind] = _Layout(attributes_getter(shape), execution)
+    return layout
 
 
 _PLAIN = frozenset({type(None), bool, int, float, str})
@@ -129,7 +150,13 @@ class _Built:
     store: TrainingValues = field(default_factory=TrainingValues)
     data: tuple[str | None, str | None] = (None, None)
     seen: tuple[Any, Any] = (None, None)  # weak references to the X and y given to the last fit
-    quick: tuple | None = None  # _quick_key of the parameters it was last found to hold for
+    quick: tuple | None = None  # Composite._quick() of the parameters it was last found to hold for
+    kind: str | None = None  # the composite's _kind() for those parameters
+
+    def holds(self, quick: tuple | None, kind: str | None) -> _Built:
+        """Record that this network holds for the parameters of quick key ``quick``, where the composite is a ``kind``."""
+        self.quick, self.kind = quick, kind
+        return self
 
 
 def _offers(operation: str):
@@ -304,13 +331,13 @@ class Composite(BaseEstimator):
         tuple of those, and all are as at the last call (estimators by
         identity), the last token is reused without hashing. ``params``:
         ``get_params(deep=False)`` when the caller has it already; ``quick``:
-        their :func:`_quick_key` when the caller has it.
+        :meth:`_quick` when the caller has it.
         """
         if params is None:
             params = self.get_params(deep=False)
         params = {k: v for k, v in params.items() if k not in _EXECUTION_PARAMS}
         if quick is None:
-            quick = _quick_key((params, supervised))
+            quick = self._quick(supervised)
         last = self.__dict__.get("_last_structure")
         if quick is not None and last is not None and last[0] == quick:
             objects.extend(last[2])  # the same objects, in the same places
@@ -349,21 +376,22 @@ class Composite(BaseEstimator):
                 )
         return _Built(signature, X, y, structure, objects, machines)
 
-    def _network_for(self, supervised: bool, params: dict[str, Any] | None = None) -> _Built:
+    def _quick(self, supervised: bool) -> tuple | None:
+        """:func:`_quick_key` of the parameters that shape the network, or ``None`` when only hashing can tell."""
+        return _quick_key((_layout(type(self)).shape(self), supervised))
+
+    def _network_for(self, supervised: bool) -> _Built:
         """The network built earlier when its structure still holds, else a new one."""
-        if params is None:
-            params = self.get_params(deep=False)
-        built = getattr(self, "_built", None)
-        quick = _quick_key(({k: v for k, v in params.items() if k not in _EXECUTION_PARAMS}, supervised))
+        built = self.__dict__.get("_built")
+        quick = self._quick(supervised)
         if built is not None and quick is not None and quick == built.quick:
             return built  # the same parameters, components by identity, as when it was last used
         objects: list[Any] = []
-        structure = self._structure(objects, supervised, params, quick)
+        structure = self._structure(objects, supervised, quick=quick)
         if built is not None and built.structure == structure:
             replaced = [(old, new) for old, new in zip(built.objects, objects) if old is not new]
             if not replaced:
-                built.quick = quick
-                return built
+                return built.holds(quick, self._kind())
             models = {id(m.model) for m in built.machines}
             # An object shared by several parameters may be re-pointed only if all of them now hold one new object.
             consistent = all(
@@ -375,11 +403,9 @@ class Composite(BaseEstimator):
                         if mach.model is old:
                             mach.model = new
                 built.objects = objects
-                built.quick = quick
-                return built
+                return built.holds(quick, self._kind())
         self._built = self._build(supervised)
-        self._built.quick = quick
-        return self._built
+        return self._built.holds(quick, self._kind())
 
     def _provides(self, operation: str) -> bool:
         built = self.__dict__.get("_built")
@@ -429,8 +455,8 @@ class Composite(BaseEstimator):
         )
         if not same_arrays:  # the very arrays of the last fit were checked then; their tokens say if they changed
             X, y = self._check_fit_data(X, y)
-        params = self.get_params(deep=False)
-        built = self._network_for(y is not None, params)
+        built = self._network_for(y is not None)
+        execution = {name: getattr(self, name) for name in _layout(type(self)).execution}
         data = (tokenize(X), None if y is None else tokenize(y))
         built.X.rebind(X, fingerprint=data[0])
         if built.y is not None:
@@ -440,11 +466,11 @@ class Composite(BaseEstimator):
         try:
             fit_pass(
                 built.signature.nodes(),
-                cache=self._cache(params),
+                cache=self._cache(execution),
                 store=built.store,
-                executor=params.get("executor"),
-                n_jobs=params.get("n_jobs"),
-                verbose=params.get("verbose", 0),
+                executor=execution.get("executor"),
+                n_jobs=execution.get("n_jobs"),
+                verbose=execution.get("verbose", 0),
             )
             report = built.signature.report
             run = FitPass(store=built.store) if report else None  # reuses the values the fit pass just computed
@@ -458,8 +484,10 @@ class Composite(BaseEstimator):
             built.seen = (_weak(incoming[0]), _weak(incoming[1]))
         self.network_ = built.signature
         self.machines_ = built.machines
-        if self._kind() == "classifier" and y is not None:
+        if built.kind == "classifier" and y is not None:
             self.classes_ = np.unique(np.asarray(y))
+        else:  # no longer a classifier: no classes left from an earlier fit
+            self.__dict__.pop("classes_", None)
         return self
 
     # -- operations ------------------------------------------------------------
