@@ -297,3 +297,34 @@ def test_params_keys_compare_values_with_their_types_and_nan():
     assert params_key(_OneParam(2.0)) != params_key(_OwnGetParams(2.0))
     assert params_key(Ridge(alpha=1.0)) != params_key(Ridge(alpha=2.0))
     assert params_key(_NoParams()) == params_key(_NoParams())
+
+
+class _LoggedPlain(BaseEstimator):
+    """Plain hyperparameters (no validation); logs each fit."""
+
+    fitted: list = []
+
+    def __init__(self, a=1.0, b="x"):
+        self.a = a
+        self.b = b
+
+    def fit(self, X, y=None):
+        _LoggedPlain.fitted.append(self.a)
+        return self
+
+    def transform(self, X):
+        return X
+
+
+def test_equal_hyperparameters_are_no_change_whatever_their_objects():
+    model = _LoggedPlain(a=1.5)
+    mach = ww.machine(model, ww.source(np.ones((4, 2))))
+    mach.fit()
+    actions = []
+    for value in [float("1.5"), float("nan"), float("nan"), 2, 2.0, float("2.0"), True, 1]:
+        model.a = value  # a new object each time (equal or not to the last)
+        mach.fit()
+        actions.append(mach.report()["action"])
+    # equal values of one type are the same hyperparameter; NaN equals NaN; 2, 2.0, True and 1 differ by type
+    assert actions == ["skipped", "updated", "skipped", "updated", "updated", "skipped", "updated", "updated"]
+    assert len(_LoggedPlain.fitted) == 1 + actions.count("updated")

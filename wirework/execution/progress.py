@@ -78,7 +78,8 @@ class _Quiet(Progress):
         pass
 
 
-_QUIET = _Quiet()
+#: The progress of every pass nobody watches.
+QUIET = _Quiet()
 
 
 def progress(total: int, *, verbose: int = 1, callback: Callable[[dict[str, Any]], None] | None = None) -> Progress:
@@ -86,7 +87,7 @@ def progress(total: int, *, verbose: int = 1, callback: Callable[[dict[str, Any]
     terminal (and there is more than one machine), ``callback`` after each visit, or nothing."""
     show = bool(verbose) and total > 1 and getattr(sys.stderr, "isatty", lambda: False)()
     if callback is None and not show:
-        return _QUIET
+        return QUIET
     return Progress(total, show=show, callback=callback)
 
 

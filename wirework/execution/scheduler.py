@@ -26,8 +26,8 @@ from collections.abc import Callable, Iterable, Sequence, Set
 from typing import Any
 
 from wirework.errors import ArgumentError, MachineFitError, WireworkError
-from wirework.execution.executors import resolve_executor
-from wirework.execution.progress import Progress, progress as watch
+from wirework.execution.executors import SEQUENTIAL, resolve_executor
+from wirework.execution.progress import QUIET, Progress, progress as watch
 from wirework.graph.machines import Job, Machine
 from wirework.graph.topology import training_graph
 from wirework.graph.training import FitPass, register_scheduler
@@ -73,6 +73,12 @@ def schedule(
     # Machines by position in training order; who needs whom (kept by the roots between passes).
     graph = training_graph(roots)
     forced_ids = {id(m) for m in forced} if forced else _NONE_FORCED
+    if executor is None and n_jobs in (None, 1) and on_error == "raise" and not verbose and progress is None:
+        # the default pass: in this thread, unwatched, stopping at the first failure
+        failure = _one_at_a_time(graph, run, force, forced_ids, SEQUENTIAL, QUIET)
+        if failure is not None:
+            raise failure
+        return list(graph.machines)
     bar = watch(len(graph.machines), verbose=verbose, callback=progress)
     engine = resolve_executor(executor, n_jobs)
     engine.open()

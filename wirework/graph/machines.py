@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import copy
+import operator
 import time
 import warnings
 from typing import TYPE_CHECKING, Any, NamedTuple
@@ -274,24 +275,34 @@ class Machine:
             self._upstream = (upstream_machines(self._args), upstream_sources(self._args))
         return self._upstream
 
-    def _decide(self, force: bool) -> tuple[Any, ...] | None:
-        """Apply the retraining rules: ``(action, reason[, params key])`` or ``None`` to leave alone."""
+    def _seen(self) -> tuple[tuple[int, ...], tuple[int, ...]]:
+        """The states of the machines and the versions of the sources upstream of the training arguments, now."""
+        machines, sources = self._upstream_of_args()
+        return tuple(map(state_of, machines)), tuple(map(version_of, sources))
+
+    def _decide(self, force: bool, seen: tuple[tuple[int, ...], tuple[int, ...]]) -> tuple[Any, ...] | None:
+        """Apply the retraining rules: ``(action, reason[, params key])`` or ``None`` to leave alone.
+
+        ``seen``: :meth:`_seen`, now.
+        """
         snap = self._snapshot
         if snap is None or self._fitted is None:
             return "trained", "condition 1: never trained"
         if force:
             return "trained", "condition 2: forced"
-        machines, sources = self._upstream_of_args()
-        states = tuple(map(state_of, machines))
+        states, versions = seen
         if states != snap.upstream_states:
+            machines = self._upstream_of_args()[0]
             changed = [m._title() for m, old, new in zip(machines, snap.upstream_states, states) if old != new]
             return "trained", f"condition 3: upstream state changed ({', '.join(changed)})"
-        if tuple(map(version_of, sources)) != snap.source_versions:
+        if versions != snap.source_versions:
             return "trained", "condition 4: source data changed"
         if type(self.model) is not snap.model_type:
             return "trained", (
                 f"condition 5: model type changed ({snap.model_type.__name__} -> {type(self.model).__name__})"
             )
+        if _holds_values_of(self.model, snap.params_key):
+            return None
         key = params_key(self.model)
         if key != snap.params_key:
             return "updated", "condition 6: hyperparameters changed", key
@@ -303,7 +314,8 @@ class Machine:
         ``None`` when the machine is left alone, frozen, or found its fit in
         the cache (it is then already trained). Runs in the scheduling thread.
         """
-        decision = self._decide(force)
+        seen = self._seen()  # what the machine trains after, if it trains: its snapshot's upstream part
+        decision = self._decide(force, seen)
         if decision is None:
             self._report = _SKIPPED
             return None
@@ -339,7 +351,7 @@ class Machine:
             and params.get("warm_start") is True
         )
         vector = len(values) == 1 and getattr(values[0], "ndim", 2) == 1 and _wants_column(self.model)
-        job = Job(self, values, vector, action, reason + (" (warm start)" if warm else ""), key, rows)
+        job = Job(self, values, vector, action, reason + (" (warm start)" if warm else ""), key, rows, seen)
         if run.cache is not None and not warm:
             job.key = run.cache.key(model_token(self.model), values)
             found = run.cache.get(job.key)
@@ -358,14 +370,13 @@ class Machine:
         """Record a finished fit: the new state and what was seen (conditions 3-6)."""
         if cache is not None and job.key is not None:
             cache.put(job.key, fitted)
-        machines, sources = self._upstream_of_args()
         self._fitted = fitted
         self._fit_key = job.key
         self._vector = job.vector
         self._state += 1
-        self._snapshot = _Snapshot(  # model type, params key, upstream states, source versions
-            type(self.model), job.params_key, tuple(map(state_of, machines)), tuple(map(version_of, sources))
-        )
+        # model type, params key, and the upstream states and source versions seen when the job was planned
+        # (nothing upstream trains while a machine's job runs)
+        self._snapshot = _Snapshot(type(self.model), job.params_key, *job.seen)
         self._report = {
             "action": job.action,
             "reason": job.reason,
@@ -395,9 +406,19 @@ class Job:
     process, a Dask worker); the machine then records the result.
     """
 
-    __slots__ = ("machine", "values", "vector", "action", "reason", "params_key", "n_rows", "key", "model")
+    __slots__ = ("machine", "values", "vector", "action", "reason", "params_key", "n_rows", "seen", "key", "model")
 
-    def __init__(self, machine: Machine, values: list[Any], vector: bool, action: str, reason: str, params_key: Any, n_rows: int) -> None:
+    def __init__(
+        self,
+        machine: Machine,
+        values: list[Any],
+        vector: bool,
+        action: str,
+        reason: str,
+        params_key: Any,
+        n_rows: int,
+        seen: tuple[tuple[int, ...], tuple[int, ...]],
+    ) -> None:
         self.machine = machine
         self.values = values
         self.vector = vector
@@ -405,6 +426,7 @@ class Job:
         self.reason = reason
         self.params_key = params_key
         self.n_rows = n_rows
+        self.seen = seen  # upstream machine states and source versions when planned (Machine._seen)
         self.key: str | None = None
         self.model: Any = None
 
@@ -456,6 +478,19 @@ def params_key(model: Any) -> Any:
     return (type(model), names, kinds, values)
 
 
+def _holds_values_of(model: Any, key: Any) -> bool:
+    """Whether ``model``'s parameters are the very objects of the plain ``params_key`` ``key``.
+
+    Plain values cannot change in place, so ``params_key(model) == key``
+    then, without making the new key (nor reading the values themselves).
+    ``False`` says nothing.
+    """
+    if type(key) is not tuple or key[0] is not type(model):
+        return False
+    found = param_values(model)  # its names tuple is the same object on every call
+    return found is not None and found[0] is key[1] and all(map(operator.is_, found[1], key[3]))
+
+
 def _names_values(params: dict[str, Any]) -> tuple[tuple[str, ...], tuple]:
     return tuple(params), tuple(params.values())
 
@@ -486,11 +521,12 @@ def fresh_copy(model: Any, params: dict[str, Any] | None = None) -> Any:
         and kind.__sklearn_clone__ is BaseEstimator.__sklearn_clone__
         and not hasattr(model, "_skl_callbacks")
     ):
-        copied = kind(**{
+        if params is None:
+            params = shallow_params(model)
+        if not _PLAIN.issuperset(map(type, params.values())):
             # clone(value, safe=False) of an immutable plain value is the value itself
-            name: value if type(value) in _PLAIN else clone(value, safe=False)
-            for name, value in (shallow_params(model) if params is None else params).items()
-        })
+            params = {name: value if type(value) in _PLAIN else clone(value, safe=False) for name, value in params.items()}
+        copied = kind(**params)
         if hasattr(model, "_metadata_request"):
             copied._metadata_request = clone(model._metadata_request, safe=False)
         return copied

@@ -83,7 +83,10 @@ class FitPass:
         memo, store = self.memo, self.store
         if node in memo:
             return memo[node]
-        if store is not None and node.kind != "source":
+        if node.kind == "source":  # its data, never kept
+            value = memo[node] = node._compute(memo, None)
+            return value
+        if store is not None:
             found, value = store.get(node, store.stamp(node))
             if found:
                 memo[node] = value
