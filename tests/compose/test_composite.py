@@ -309,3 +309,17 @@ def test_execution_parameters_are_read_where_the_class_has_them(monkeypatch):
     assert seen[-1]["cache"] is cache and seen[-1]["n_jobs"] == 1 and seen[-1]["executor"] is None
     two_stage().fit(X_DATA, Y_DATA)  # a composite without execution parameters: the defaults
     assert seen[-1]["cache"] is None and seen[-1]["n_jobs"] is None and seen[-1]["verbose"] == 0
+
+
+def test_new_arrays_are_checked_again_the_same_ones_are_not(monkeypatch):
+    model = two_stage().fit(X_DATA, Y_DATA)
+    assert model.n_features_in_ == X_DATA.shape[1]
+    checked = []
+    real = ww.Composite._check_fit_data
+    monkeypatch.setattr(ww.Composite, "_check_fit_data", lambda self, X, y: checked.append(1) or real(self, X, y))
+    model.fit(X_DATA, Y_DATA)  # the very arrays of the last fit
+    assert checked == []
+    model.fit(X_DATA[:, :4].copy(), Y_DATA)  # another X: checked, its feature count kept
+    assert checked == [1] and model.n_features_in_ == 4
+    with pytest.raises(ValueError, match="inconsistent numbers of samples"):
+        model.fit(X_DATA[:, :4], Y_DATA[:-1].copy())  # another y, of another length

@@ -26,7 +26,6 @@ from sklearn.utils.metaestimators import available_if
 from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import validate_data
 
-from wirework.config import setting
 from wirework.errors import ArgumentError, DataError, GraphError, NotTrainedError, ParameterError
 from wirework.graph.cache import FitCache
 from wirework.graph.data import describe
@@ -152,6 +151,10 @@ class _Built:
     seen: tuple[Any, Any] = (None, None)  # weak references to the X and y given to the last fit
     quick: tuple | None = None  # Composite._quick() of the parameters it was last found to hold for
     kind: str | None = None  # the composite's _kind() for those parameters
+    roots: list[Any] = field(init=False)  # the signature's nodes: what a fit pass trains for
+
+    def __post_init__(self) -> None:
+        self.roots = self.signature.nodes()
 
     def holds(self, quick: tuple | None, kind: str | None) -> _Built:
         """Record that this network holds for the parameters of quick key ``quick``, where the composite is a ``kind``."""
@@ -314,11 +317,9 @@ class Composite(BaseEstimator):
     # -- building ------------------------------------------------------------
 
     def _cache(self, params: dict[str, Any] | None = None) -> FitCache | None:
-        """The ``cache`` parameter (read from ``params`` when given), else the global setting."""
+        """The ``cache`` parameter (read from ``params`` when given), checked; ``None``: the global setting's."""
         cache = (self.get_params(deep=False) if params is None else params).get("cache")
-        if cache is None:
-            return setting("cache")
-        if not isinstance(cache, FitCache):
+        if cache is not None and not isinstance(cache, FitCache):
             raise ArgumentError(f"Expected cache to be a ww.FitCache or None. Received: {describe(cache)}.")
         return cache
 
@@ -378,7 +379,7 @@ class Composite(BaseEstimator):
 
     def _quick(self, supervised: bool) -> tuple | None:
         """:func:`_quick_key` of the parameters that shape the network, or ``None`` when only hashing can tell."""
-        return _quick_key((_layout(type(self)).shape(self), supervised))
+        return _quick_key(((_LAYOUTS.get(type(self)) or _layout(type(self))).shape(self), supervised))
 
     def _network_for(self, supervised: bool) -> _Built:
         """The network built earlier when its structure still holds, else a new one."""
@@ -450,13 +451,12 @@ class Composite(BaseEstimator):
             and type(X) is np.ndarray
             and X.ndim == 2
             and (y is None or (type(y) is np.ndarray and y.ndim == 1))
-            and _is_seen(built.seen[0], X)
-            and _is_seen(built.seen[1], y)
+            and _are_seen(built.seen, X, y)
         )
         if not same_arrays:  # the very arrays of the last fit were checked then; their tokens say if they changed
             X, y = self._check_fit_data(X, y)
         built = self._network_for(y is not None)
-        execution = {name: getattr(self, name) for name in _layout(type(self)).execution}
+        execution = {name: getattr(self, name) for name in (_LAYOUTS.get(type(self)) or _layout(type(self))).execution}
         data = (tokenize(X), None if y is None else tokenize(y))
         built.X.rebind(X, fingerprint=data[0])
         if built.y is not None:
@@ -465,7 +465,7 @@ class Composite(BaseEstimator):
             built.store.clear()
         try:
             fit_pass(
-                built.signature.nodes(),
+                built.roots,
                 cache=self._cache(execution),
                 store=built.store,
                 executor=execution.get("executor"),
@@ -605,10 +605,15 @@ def _weak(value: Any) -> Any:
         return None
 
 
-def _is_seen(reference: Any, value: Any) -> bool:
-    if value is None:
-        return reference is None
-    return reference is not None and reference() is value
+def _are_seen(seen: tuple[Any, Any], X: Any, y: Any) -> bool:
+    """Whether ``X`` and ``y`` are the very objects ``seen`` refers to (weakly; ``None`` for ``None``)."""
+    for reference, value in zip(seen, (X, y)):
+        if value is None:
+            if reference is not None:
+                return False
+        elif reference is None or reference() is not value:
+            return False
+    return True
 
 
 def _name(machine: Machine, position: int) -> str:

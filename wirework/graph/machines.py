@@ -275,15 +275,11 @@ class Machine:
             self._upstream = (upstream_machines(self._args), upstream_sources(self._args))
         return self._upstream
 
-    def _seen(self) -> tuple[tuple[int, ...], tuple[int, ...]]:
-        """The states of the machines and the versions of the sources upstream of the training arguments, now."""
-        machines, sources = self._upstream_of_args()
-        return tuple(map(state_of, machines)), tuple(map(version_of, sources))
-
     def _decide(self, force: bool, seen: tuple[tuple[int, ...], tuple[int, ...]]) -> tuple[Any, ...] | None:
         """Apply the retraining rules: ``(action, reason[, params key])`` or ``None`` to leave alone.
 
-        ``seen``: :meth:`_seen`, now.
+        ``seen``: the states of the machines and the versions of the sources
+        upstream of the training arguments, now.
         """
         snap = self._snapshot
         if snap is None or self._fitted is None:
@@ -314,7 +310,8 @@ class Machine:
         ``None`` when the machine is left alone, frozen, or found its fit in
         the cache (it is then already trained). Runs in the scheduling thread.
         """
-        seen = self._seen()  # what the machine trains after, if it trains: its snapshot's upstream part
+        machines, sources = self._upstream or self._upstream_of_args()
+        seen = (tuple(map(state_of, machines)), tuple(map(version_of, sources)))  # its snapshot's, if it trains
         decision = self._decide(force, seen)
         if decision is None:
             self._report = _SKIPPED
@@ -426,7 +423,7 @@ class Job:
         self.reason = reason
         self.params_key = params_key
         self.n_rows = n_rows
-        self.seen = seen  # upstream machine states and source versions when planned (Machine._seen)
+        self.seen = seen  # upstream machine states and source versions when planned
         self.key: str | None = None
         self.model: Any = None
 
