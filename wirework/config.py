@@ -39,7 +39,8 @@ def _current() -> dict[str, Any]:
 
 def setting(name: str) -> Any:
     """One setting in force, without copying them all (for the library's hot paths)."""
-    return _current()[name]
+    config = _local.config
+    return (_global if config is None else config)[name]
 
 
 def get_config() -> dict[str, Any]:

@@ -328,3 +328,4 @@ def test_equal_hyperparameters_are_no_change_whatever_their_objects():
     # equal values of one type are the same hyperparameter; NaN equals NaN; 2, 2.0, True and 1 differ by type
     assert actions == ["skipped", "updated", "skipped", "updated", "updated", "skipped", "updated", "updated"]
     assert len(_LoggedPlain.fitted) == 1 + actions.count("updated")
+

@@ -66,6 +66,7 @@ class _Layout(NamedTuple):
 
     shape: Callable[[Any], tuple]  # the values of the parameters that shape the network, in name order
     execution: tuple[str, ...]  # the names of its parameters that say where and how it trains
+    execution_values: Callable[[Any], tuple]  # their values, in that order
 
 
 _LAYOUTS: dict[type, _Layout] = {}
@@ -77,7 +78,7 @@ def _layout(kind: type) -> _Layout:
         names = kind._get_param_names()
         shape = tuple(name for name in names if name not in _EXECUTION_PARAMS)
         execution = tuple(name for name in names if name in _EXECUTION_PARAMS)
-        layout = _LAYOUTS[kind] = _Layout(attributes_getter(shape), execution)
+        layout = _LAYOUTS[kind] = _Layout(attributes_getter(shape), execution, attributes_getter(execution))
     return layout
 
 
@@ -456,7 +457,8 @@ class Composite(BaseEstimator):
         if not same_arrays:  # the very arrays of the last fit were checked then; their tokens say if they changed
             X, y = self._check_fit_data(X, y)
         built = self._network_for(y is not None)
-        execution = {name: getattr(self, name) for name in (_LAYOUTS.get(type(self)) or _layout(type(self))).execution}
+        layout = _LAYOUTS.get(type(self)) or _layout(type(self))
+        execution = dict(zip(layout.execution, layout.execution_values(self)))
         data = (tokenize(X), None if y is None else tokenize(y))
         built.X.rebind(X, fingerprint=data[0])
         if built.y is not None:
@@ -474,7 +476,7 @@ class Composite(BaseEstimator):
             )
             report = built.signature.report
             run = FitPass(store=built.store) if report else None  # reuses the values the fit pass just computed
-            self.report_values_ = {name: run.value(node) for name, node in report.items()}
+            self.report_values_ = {name: run.value(node) for name, node in report.items()} if report else {}
         finally:
             built.X.release()
             if built.y is not None:

@@ -297,8 +297,11 @@ class Machine:
             return "trained", (
                 f"condition 5: model type changed ({snap.model_type.__name__} -> {type(self.model).__name__})"
             )
-        if _holds_values_of(self.model, snap.params_key):
-            return None
+        if type(snap.params_key) is tuple:  # plain values (see params_key): are they the very objects seen last?
+            found = param_values(self.model)
+            seen_names, seen_values = snap.params_key[1], snap.params_key[3]
+            if found is not None and found[0] is seen_names and all(map(operator.is_, found[1], seen_values)):
+                return None  # plain values cannot change in place
         key = params_key(self.model)
         if key != snap.params_key:
             return "updated", "condition 6: hyperparameters changed", key
@@ -326,7 +329,7 @@ class Machine:
             )
             self._report = {"action": "frozen", "reason": f"frozen; otherwise {reason}"}
             return None
-        values = [run.value(arg) for arg in self._args]
+        values = list(map(run.value, self._args))
         rows = n_rows(values[0])
         for value in values[1:]:
             if n_rows(value) != rows:
@@ -473,19 +476,6 @@ def params_key(model: Any) -> Any:
                 values = tuple("nan" if v != v else v for v in values)
                 break
     return (type(model), names, kinds, values)
-
-
-def _holds_values_of(model: Any, key: Any) -> bool:
-    """Whether ``model``'s parameters are the very objects of the plain ``params_key`` ``key``.
-
-    Plain values cannot change in place, so ``params_key(model) == key``
-    then, without making the new key (nor reading the values themselves).
-    ``False`` says nothing.
-    """
-    if type(key) is not tuple or key[0] is not type(model):
-        return False
-    found = param_values(model)  # its names tuple is the same object on every call
-    return found is not None and found[0] is key[1] and all(map(operator.is_, found[1], key[3]))
 
 
 def _names_values(params: dict[str, Any]) -> tuple[tuple[str, ...], tuple]:
