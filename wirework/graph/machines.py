@@ -275,11 +275,14 @@ class Machine:
             self._upstream = (upstream_machines(self._args), upstream_sources(self._args))
         return self._upstream
 
-    def _decide(self, force: bool, seen: tuple[tuple[int, ...], tuple[int, ...]]) -> tuple[Any, ...] | None:
+    def _decide(
+        self, force: bool, seen: tuple[tuple[int, ...], tuple[int, ...]], found: tuple[tuple, tuple] | None
+    ) -> tuple[Any, ...] | None:
         """Apply the retraining rules: ``(action, reason[, params key])`` or ``None`` to leave alone.
 
         ``seen``: the states of the machines and the versions of the sources
-        upstream of the training arguments, now.
+        upstream of the training arguments, now. ``found``: the model's
+        :func:`~wirework.graph.fingerprint.param_values`, read once per visit.
         """
         snap = self._snapshot
         if snap is None or self._fitted is None:
@@ -297,12 +300,11 @@ class Machine:
             return "trained", (
                 f"condition 5: model type changed ({snap.model_type.__name__} -> {type(self.model).__name__})"
             )
-        if type(snap.params_key) is tuple:  # plain values (see params_key): are they the very objects seen last?
-            found = param_values(self.model)
+        if found is not None and type(snap.params_key) is tuple:  # plain values (see params_key)
             seen_names, seen_values = snap.params_key[1], snap.params_key[3]
-            if found is not None and found[0] is seen_names and all(map(operator.is_, found[1], seen_values)):
-                return None  # plain values cannot change in place
-        key = params_key(self.model)
+            if found[0] is seen_names and all(map(operator.is_, found[1], seen_values)):
+                return None  # the very objects seen last: plain values cannot change in place
+        key = params_key(self.model, found)
         if key != snap.params_key:
             return "updated", "condition 6: hyperparameters changed", key
         return None
@@ -315,7 +317,11 @@ class Machine:
         """
         machines, sources = self._upstream or self._upstream_of_args()
         seen = (tuple(map(state_of, machines)), tuple(map(version_of, sources)))  # its snapshot's, if it trains
-        decision = self._decide(force, seen)
+        try:
+            found = param_values(self.model)
+        except Exception:  # a broken model: the rules compare its token, and fresh_copy says what is wrong
+            found = None
+        decision = self._decide(force, seen, found)
         if decision is None:
             self._report = _SKIPPED
             return None
@@ -339,11 +345,14 @@ class Machine:
                     f"The training arguments of {self._title()} have different numbers of rows: {got}. "
                     "Make them row-aligned (restrict every argument with the same folds)."
                 )
-        key = decision[2] if len(decision) > 2 else params_key(self.model)
-        try:
-            params = shallow_params(self.model)
-        except Exception:  # fresh_copy below asks again, and says what is wrong
-            params = None
+        key = decision[2] if len(decision) > 2 else params_key(self.model, found)
+        if found is not None:
+            params: dict[str, Any] | None = dict(zip(*found))
+        else:
+            try:
+                params = shallow_params(self.model)
+            except Exception:  # fresh_copy below asks again, and says what is wrong
+                params = None
         warm = (
             action == "updated"
             and type(self._fitted) is type(self.model)
@@ -453,17 +462,19 @@ def _node_labels(machine: Machine) -> list[str]:
 _PLAIN = frozenset({type(None), bool, int, float, str})
 
 
-def params_key(model: Any) -> Any:
+def params_key(model: Any, found: tuple[tuple, tuple] | None = None) -> Any:
     """What condition 6 compares: the model's hyperparameters, deeply.
 
     Models whose parameters are all plain values (``None``, bools, ints,
     strings, floats; NaN equal to NaN) are compared by their names, types and
     values, which costs a microsecond or two; any other model (nested
     estimators, arrays, random states…) by its content token
-    (:func:`model_token`).
+    (:func:`model_token`). ``found``: ``param_values(model)`` when the
+    caller has it.
     """
     try:
-        found = param_values(model)
+        if found is None:
+            found = param_values(model)
         names, values = found if found is not None else _names_values(model.get_params(deep=False))
     except Exception:
         return model_token(model)
