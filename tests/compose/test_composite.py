@@ -94,6 +94,14 @@ def test_pickle_round_trip_keeps_predictions_and_drops_training_data():
     restored = pickle.loads(pickle.dumps(model))
     assert np.array_equal(restored.predict(X_DATA), model.predict(X_DATA))
     assert restored._built.X.data is None and len(restored._built.store) == 0
+    restored.set_params(regressor__alpha=2.0).fit(X_DATA, Y_DATA)  # a refit after loading retrains what changed
+    actions = {name: report["action"] for name, report in restored.report_()["machines"].items()}
+    assert actions == {"scale": "skipped", "regress": "updated"}
+    state = pickle.loads(pickle.dumps(model))._built.__dict__.copy()
+    state.pop("roots")  # as pickled before the network kept its roots
+    old = object.__new__(type(model._built))
+    old.__setstate__(state)
+    assert old.roots == old.signature.nodes() and len(old.roots) == 2
 
 
 def test_pandas_input_keeps_feature_names():

@@ -157,6 +157,10 @@ class _Built:
     def __post_init__(self) -> None:
         self.roots = self.signature.nodes()
 
+    def __setstate__(self, state: dict[str, Any]) -> None:
+        self.__dict__.update(state)
+        self.roots = self.signature.nodes()  # derived: also for pickles made before it was kept
+
     def holds(self, quick: tuple | None, kind: str | None) -> _Built:
         """Record that this network holds for the parameters of quick key ``quick``, where the composite is a ``kind``."""
         self.quick, self.kind = quick, kind
