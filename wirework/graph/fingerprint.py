@@ -60,6 +60,7 @@ import enum
 import functools
 import hashlib
 import itertools
+import math
 import operator
 import os
 import pickle
@@ -586,8 +587,8 @@ _UNSEEN = object()
 
 def _digested_prefix(dtype: np.dtype, shape: tuple[int, ...]) -> bytes | None:
     plain = _plain_dtype(dtype)
-    nbytes = dtype.itemsize * int(np.prod(shape, dtype=np.int64))
-    if plain is None or nbytes <= _SMALL_BUFFER or dtype.kind not in "biufc" or dtype.type in _WIDE:
+    nbytes = dtype.itemsize * math.prod(shape)
+    if plain is None or not _written_as_digest(dtype, nbytes):
         return None
     header = plain + struct.pack(f"<{len(shape) + 1}Q", len(shape), *shape)
     return b"tokenize:" + _ONE_ARRAY + header + _u64(nbytes) + b"xxh3:"
@@ -630,8 +631,13 @@ def _finite_sum(flat: np.ndarray) -> bool:
         return bool(np.isfinite(np.add.reduce(flat)))
 
 
+def _written_as_digest(dtype: np.dtype, nbytes: int) -> bool:
+    """Whether a C-contiguous buffer of ``nbytes`` bytes of ``dtype`` is written as its XXH3 digest."""
+    return nbytes > _SMALL_BUFFER and dtype.kind in "biufc" and dtype.type not in _WIDE
+
+
 def _write_buffer(h: _Hash, arr: np.ndarray) -> None:
-    if arr.nbytes > _SMALL_BUFFER and arr.flags.c_contiguous and arr.dtype.kind in "biufc" and arr.dtype.type not in _WIDE:
+    if arr.flags.c_contiguous and _written_as_digest(arr.dtype, arr.nbytes):
         # the bytes of a C-contiguous buffer are hashed where they lie (no copy, no view)
         h.update(_u64(arr.nbytes) + b"xxh3:" + xxhash.xxh3_128_digest(arr))
         return

@@ -363,10 +363,10 @@ class Machine:
         job = Job(self, values, vector, action, reason + (" (warm start)" if warm else ""), key, rows, seen)
         if run.cache is not None and not warm:
             job.key = run.cache.key(model_token(self.model), values)
-            found = run.cache.get(job.key)
-            if found is not None:
+            cached = run.cache.get(job.key)
+            if cached is not None:
                 job.reason += " (fit found in the cache)"
-                self._finish(job, found, 0.0)
+                self._finish(job, cached, 0.0)
                 return None
         if warm:  # condition 6 with warm start: continue from a copy of the fitted model
             job.model = copy.deepcopy(self._fitted)
