@@ -317,6 +317,7 @@ class _LoggedPlain(BaseEstimator):
 
 
 def test_equal_hyperparameters_are_no_change_whatever_their_objects():
+    _LoggedPlain.fitted.clear()
     model = _LoggedPlain(a=1.5)
     mach = ww.machine(model, ww.source(np.ones((4, 2))))
     mach.fit()
