@@ -162,7 +162,7 @@ class _Built:
         self.roots = self.signature.nodes()  # derived: also for pickles made before it was kept
 
     def holds(self, quick: tuple | None, kind: str | None) -> _Built:
-        """Record that this network holds for the parameters of quick key ``quick``, where the composite is a ``kind``."""
+        """Record that this network holds for parameters of quick key ``quick``, the composite being a ``kind``."""
         self.quick, self.kind = quick, kind
         return self
 
