@@ -331,3 +331,17 @@ def test_new_arrays_are_checked_again_the_same_ones_are_not(monkeypatch):
     assert checked == [1] and model.n_features_in_ == 4
     with pytest.raises(ValueError, match="inconsistent numbers of samples"):
         model.fit(X_DATA[:, :4], Y_DATA[:-1].copy())  # another y, of another length
+
+
+def test_kind_follows_a_wrapper_whose_inner_model_changes_kind():
+    from sklearn.linear_model import LogisticRegression
+
+    labels = (Y_DATA > np.median(Y_DATA)).astype(int)
+    # the same wrapper class both times: the network is kept and only the component is replaced
+    search = GridSearchCV(Ridge(), {"alpha": [1.0]}, cv=2)
+    pipe = ww.Pipeline([("scale", StandardScaler()), ("model", search)], n_jobs=1)
+    network = pipe.fit(X_DATA, labels).network_
+    assert not hasattr(pipe, "classes_")
+    pipe.set_params(model=GridSearchCV(LogisticRegression(), {"C": [1.0]}, cv=2)).fit(X_DATA, labels)
+    assert pipe.network_ is network
+    np.testing.assert_array_equal(pipe.classes_, [0, 1])
