@@ -330,3 +330,22 @@ def test_equal_hyperparameters_are_no_change_whatever_their_objects():
     assert actions == ["skipped", "updated", "skipped", "updated", "updated", "skipped", "updated", "updated"]
     assert len(_LoggedPlain.fitted) == 1 + actions.count("updated")
 
+
+
+class _LosesAParameter(_LoggedPlain):
+    """A model that can lose a parameter attribute, which clone() needs."""
+
+
+def test_a_model_that_cannot_be_copied_fails_its_machine_clearly():
+    upstream = ww.machine(StandardScaler(), ww.source(np.arange(8.0).reshape(4, 2)))
+    model = _LosesAParameter(a=1.0)
+    mach = ww.machine(model, upstream.transform(upstream.args[0]), name="broken")
+    mach.fit()
+    del model.b  # no attribute for the parameter b: scikit-learn's clone() would fail too
+    model.a = 2.0
+    with pytest.raises(ww.MachineFitError, match=r"Machine 'broken' .*copying the model raised AttributeError") as info:
+        mach.fit()
+    assert isinstance(info.value, AttributeError) and isinstance(info.value.__cause__, AttributeError)
+    assert "its repr raised AttributeError" in str(info.value)
+    assert mach.report()["action"] == "failed" and mach.report()["state"] == 1
+    assert upstream.report()["action"] == "skipped" and upstream.state == 1

@@ -368,11 +368,14 @@ class Machine:
                 job.reason += " (fit found in the cache)"
                 self._finish(job, cached, 0.0)
                 return None
-        if warm:  # condition 6 with warm start: continue from a copy of the fitted model
-            job.model = copy.deepcopy(self._fitted)
-            job.model.set_params(**clone(self.model).get_params(deep=False))
-        else:
-            job.model = fresh_copy(self.model, params)
+        try:
+            if warm:  # condition 6 with warm start: continue from a copy of the fitted model
+                job.model = copy.deepcopy(self._fitted)
+                job.model.set_params(**clone(self.model).get_params(deep=False))
+            else:
+                job.model = fresh_copy(self.model, params)
+        except Exception as error:  # what clone() would raise too: a parameter not kept as an attribute, say
+            raise self._failure(job, error, "copying the model") from error
         return job
 
     def _finish(self, job: Job, fitted: Any, elapsed: float, cache: FitCache | None = None) -> None:
@@ -393,14 +396,16 @@ class Machine:
             "n_rows": job.n_rows,
         }
 
-    def _failure(self, job: Job, error: BaseException) -> MachineFitError:
-        """The error to raise for a fit that raised ``error``; the machine keeps its last state."""
-        self._report = {"action": "failed", "reason": f"{job.reason}; fit raised {type(error).__name__}"}
+    def _failure(self, job: Job, error: BaseException, step: str = "fit") -> MachineFitError:
+        """The error to raise when ``step`` of a training (the model's fit, or the copy made to fit)
+        raised ``error``; the machine keeps its last state."""
+        self._report = {"action": "failed", "reason": f"{job.reason}; {step} raised {type(error).__name__}"}
         where = ", ".join(_node_labels(self)) or "no node yet"
+        during = "" if step == "fit" else f"{step} raised "
         failure = MachineFitError.wrapping(
             error,
-            f"{self._title()} failed to train ({job.reason}): {type(error).__name__}: {error}. "
-            f"Model: {self.model!r}. Training arguments: {where}. "
+            f"{self._title()} failed to train ({job.reason}): {during}{type(error).__name__}: {error}. "
+            f"Model: {_shown(self.model)}. Training arguments: {where}. "
             "Machines trained before it stay trained; fix the model or its data and fit again.",
             machine=self,
         )
@@ -450,6 +455,14 @@ def run_job(model: Any, values: list[Any], vector: bool) -> tuple[Any, float]:
     else:
         model.fit(values[0], values[1], sample_weight=values[2])
     return model, time.perf_counter() - start
+
+
+def _shown(model: Any) -> str:
+    """``repr(model)``, or what it is when its ``repr`` raises (scikit-learn's reads ``get_params``)."""
+    try:
+        return repr(model)
+    except Exception as error:
+        return f"<{type(model).__name__}; its repr raised {type(error).__name__}>"
 
 
 def _node_labels(machine: Machine) -> list[str]:
