@@ -687,3 +687,10 @@ def test_hashing_random_forest_params_is_fast() -> None:
     forest = RandomForestRegressor()
     best = min(timeit.repeat(lambda: model_token(forest), number=100, repeat=5)) / 100
     assert best < 1e-3
+
+
+def test_keys_equal_by_content_order_by_their_values() -> None:
+    first, second = (float("nan"),), (float("nan"),)  # two keys, both holding a NaN: equal tokens
+    assert first != second and tokenize(first) == tokenize(second)
+    assert tokenize({first: 1, second: [2]}) == tokenize({second: [2], first: 1})
+    assert tokenize({first: 1, second: [2]}) != tokenize({first: 1, second: [3]})

@@ -259,6 +259,9 @@ class _Tokenizer:
         else:
             h.update(b"keys:")
             keyed = sorted(((self.digest(k), v) for k, v in items), key=lambda kv: kv[0])
+            if len({key_digest for key_digest, _ in keyed}) < len(keyed):
+                # distinct keys with equal content (tuples holding different NaN objects, say): the values decide
+                keyed.sort(key=lambda kv: (kv[0], self.digest(kv[1])))
             for key_digest, value in keyed:
                 h.update(key_digest)
                 self.feed(h, value)
