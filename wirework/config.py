@@ -39,8 +39,7 @@ def _current() -> dict[str, Any]:
 
 def setting(name: str) -> Any:
     """One setting in force, without copying them all (for the library's hot paths)."""
-    config = _local.config  # _current(), written out: one call less on every fit's path
-    return (_global if config is None else config)[name]
+    return _current()[name]
 
 
 def get_config() -> dict[str, Any]:

@@ -64,7 +64,8 @@ _EXECUTION_PARAMS = frozenset({"cache", "executor", "n_jobs", "verbose"})
 class _Layout(NamedTuple):
     """How a composite class's parameters divide (worked out once per class)."""
 
-    shape: Callable[[Any], tuple]  # the values of the parameters that shape the network, in name order
+    shape: tuple[str, ...]  # the names of the parameters that shape the network
+    shape_values: Callable[[Any], tuple]  # their values, in that order
     execution: tuple[str, ...]  # the names of its parameters that say where and how it trains
     execution_values: Callable[[Any], tuple]  # their values, in that order
 
@@ -78,7 +79,7 @@ def _layout(kind: type) -> _Layout:
         names = kind._get_param_names()
         shape = tuple(name for name in names if name not in _EXECUTION_PARAMS)
         execution = tuple(name for name in names if name in _EXECUTION_PARAMS)
-        layout = _LAYOUTS[kind] = _Layout(attributes_getter(shape), execution, attributes_getter(execution))
+        layout = _LAYOUTS[kind] = _Layout(shape, attributes_getter(shape), execution, attributes_getter(execution))
     return layout
 
 
@@ -321,27 +322,23 @@ class Composite(BaseEstimator):
 
     # -- building ------------------------------------------------------------
 
-    def _cache(self, params: dict[str, Any] | None = None) -> FitCache | None:
-        """The ``cache`` parameter (read from ``params`` when given), checked; ``None``: the global setting's."""
-        cache = (self.get_params(deep=False) if params is None else params).get("cache")
+    def _cache(self, execution: dict[str, Any]) -> FitCache | None:
+        """The ``cache`` parameter (in the execution parameters), checked; ``None``: the global setting's."""
+        cache = execution.get("cache")
         if cache is not None and not isinstance(cache, FitCache):
             raise ArgumentError(f"Expected cache to be a ww.FitCache or None. Received: {describe(cache)}.")
         return cache
 
-    def _structure(
-        self, objects: list[Any], supervised: bool, params: dict[str, Any] | None = None, quick: tuple | None = None
-    ) -> str:
+    def _structure(self, objects: list[Any], supervised: bool, quick: tuple | None = None) -> str:
         """Token of the parameters that shape the network (not where or how it trains).
 
         When every parameter is a plain value, an estimator, or a list or
         tuple of those, and all are as at the last call (estimators by
-        identity), the last token is reused without hashing. ``params``:
-        ``get_params(deep=False)`` when the caller has it already; ``quick``:
+        identity), the last token is reused without hashing. ``quick``:
         :meth:`_quick` when the caller has it.
         """
-        if params is None:
-            params = self.get_params(deep=False)
-        params = {k: v for k, v in params.items() if k not in _EXECUTION_PARAMS}
+        layout = _layout(type(self))
+        params = dict(zip(layout.shape, layout.shape_values(self)))
         if quick is None:
             quick = self._quick(supervised)
         last = self.__dict__.get("_last_structure")
@@ -384,7 +381,7 @@ class Composite(BaseEstimator):
 
     def _quick(self, supervised: bool) -> tuple | None:
         """:func:`_quick_key` of the parameters that shape the network, or ``None`` when only hashing can tell."""
-        return _quick_key(((_LAYOUTS.get(type(self)) or _layout(type(self))).shape(self), supervised))
+        return _quick_key((_layout(type(self)).shape_values(self), supervised))
 
     def _network_for(self, supervised: bool) -> _Built:
         """The network built earlier when its structure still holds, else a new one."""
@@ -461,7 +458,7 @@ class Composite(BaseEstimator):
         if not same_arrays:  # the very arrays of the last fit were checked then; their tokens say if they changed
             X, y = self._check_fit_data(X, y)
         built = self._network_for(y is not None)
-        layout = _LAYOUTS.get(type(self)) or _layout(type(self))
+        layout = _layout(type(self))
         execution = dict(zip(layout.execution, layout.execution_values(self)))
         data = (tokenize(X), None if y is None else tokenize(y))
         built.X.rebind(X, fingerprint=data[0])
@@ -478,9 +475,8 @@ class Composite(BaseEstimator):
                 n_jobs=execution.get("n_jobs"),
                 verbose=execution.get("verbose", 0),
             )
-            report = built.signature.report
-            run = FitPass(store=built.store) if report else None  # reuses the values the fit pass just computed
-            self.report_values_ = {name: run.value(node) for name, node in report.items()} if report else {}
+            run = FitPass(store=built.store)  # reuses the values the fit pass just computed
+            self.report_values_ = {name: run.value(node) for name, node in built.signature.report.items()}
         finally:
             built.X.release()
             if built.y is not None:

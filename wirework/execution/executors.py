@@ -395,11 +395,10 @@ def _workers(n_jobs: int | None) -> int:
     return cores() if n_jobs == -1 else n_jobs
 
 
-#: The sequential executor: it keeps no state, so one serves every pass.
-SEQUENTIAL = SequentialExecutor()
+_SEQUENTIAL = SequentialExecutor()  # it keeps no state: one serves every pass
 
 _NAMES: dict[str, Callable[[int | None], Executor]] = {
-    "sequential": lambda n_jobs: SEQUENTIAL,
+    "sequential": lambda n_jobs: _SEQUENTIAL,
     "threads": ThreadExecutor,
     "processes": ProcessExecutor,
 }

@@ -78,8 +78,7 @@ class _Quiet(Progress):
         pass
 
 
-#: The progress of every pass nobody watches.
-QUIET = _Quiet()
+_QUIET = _Quiet()
 
 
 def progress(total: int, *, verbose: int = 1, callback: Callable[[dict[str, Any]], None] | None = None) -> Progress:
@@ -87,7 +86,7 @@ def progress(total: int, *, verbose: int = 1, callback: Callable[[dict[str, Any]
     terminal (and there is more than one machine), ``callback`` after each visit, or nothing."""
     show = bool(verbose) and total > 1 and getattr(sys.stderr, "isatty", lambda: False)()
     if callback is None and not show:
-        return QUIET
+        return _QUIET
     return Progress(total, show=show, callback=callback)
 
 

@@ -26,7 +26,7 @@ from collections.abc import Callable, Iterable, Sequence, Set
 from typing import Any
 
 from wirework.errors import ArgumentError, MachineFitError, WireworkError
-from wirework.execution.executors import SEQUENTIAL, resolve_executor
+from wirework.execution.executors import resolve_executor
 from wirework.execution.progress import Progress, progress as watch
 from wirework.graph.machines import Job, Machine
 from wirework.graph.topology import training_graph
@@ -73,12 +73,6 @@ def schedule(
     # Machines by position in training order; who needs whom (kept by the roots between passes).
     graph = training_graph(roots)
     forced_ids = {id(m) for m in forced} if forced else _NONE_FORCED
-    if executor is None and n_jobs in (None, 1) and on_error == "raise" and not verbose and progress is None:
-        # the default pass: in this thread, unwatched, stopping at the first failure
-        failure = _one_at_a_time(graph, run, force, forced_ids, SEQUENTIAL, None)
-        if failure is not None:
-            raise failure
-        return list(graph.machines)
     bar = watch(len(graph.machines), verbose=verbose, callback=progress)
     engine = resolve_executor(executor, n_jobs)
     engine.open()
@@ -184,14 +178,13 @@ def _as_ready(
 
 
 def _one_at_a_time(
-    graph: Any, run: FitPass, force: bool, forced_ids: Set[int], engine: Any, bar: Progress | None
+    graph: Any, run: FitPass, force: bool, forced_ids: Set[int], engine: Any, bar: Progress
 ) -> WireworkError | None:
     """The loop for an executor that fits in the calling thread, stopping at the first failure.
 
     Visits the machines in the order the general loop visits them when every
     fit is done as soon as it is submitted (:meth:`TrainingGraph.waves`), and
-    reports the same actions. ``bar``: ``None`` when nobody watches. Returns
-    the failure, or ``None``.
+    reports the same actions. Returns the failure, or ``None``.
     """
     machines = graph.machines
     failure: WireworkError | None = None
@@ -199,8 +192,7 @@ def _one_at_a_time(
         machine = machines[k]
         if failure is not None:
             _block(machine, _STOPPED)
-            if bar is not None:
-                bar.step(machine)
+            bar.step(machine)
             continue
         try:
             job = machine._plan(run, force=force or id(machine) in forced_ids)
@@ -209,8 +201,7 @@ def _one_at_a_time(
             job = None
         if job is not None:
             failure = _record(job, engine.run(job.model, job.values, job.vector), run)
-        if bar is not None:
-            bar.step(machine)
+        bar.step(machine)
     return failure
 
 

@@ -315,7 +315,7 @@ class Machine:
         ``None`` when the machine is left alone, frozen, or found its fit in
         the cache (it is then already trained). Runs in the scheduling thread.
         """
-        machines, sources = self._upstream or self._upstream_of_args()
+        machines, sources = self._upstream_of_args()
         seen = (tuple(map(state_of, machines)), tuple(map(version_of, sources)))  # its snapshot's, if it trains
         try:
             found = param_values(self.model)
@@ -532,12 +532,11 @@ def fresh_copy(model: Any, params: dict[str, Any] | None = None) -> Any:
         and kind.__sklearn_clone__ is BaseEstimator.__sklearn_clone__
         and not hasattr(model, "_skl_callbacks")
     ):
-        if params is None:
-            params = shallow_params(model)
-        if not _PLAIN.issuperset(map(type, params.values())):
+        copied = kind(**{
             # clone(value, safe=False) of an immutable plain value is the value itself
-            params = {name: value if type(value) in _PLAIN else clone(value, safe=False) for name, value in params.items()}
-        copied = kind(**params)
+            name: value if type(value) in _PLAIN else clone(value, safe=False)
+            for name, value in (shallow_params(model) if params is None else params).items()
+        })
         if hasattr(model, "_metadata_request"):
             copied._metadata_request = clone(model._metadata_request, safe=False)
         return copied

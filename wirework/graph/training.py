@@ -31,7 +31,6 @@ if TYPE_CHECKING:  # pragma: no cover
 __all__ = ["fit_pass", "register_scheduler", "FitPass", "TrainingValues"]
 
 
-
 class TrainingValues:
     """Values of nodes on the training data, kept between fit passes.
 
