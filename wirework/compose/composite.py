@@ -56,6 +56,9 @@ def _skeleton(value: Any, objects: list[Any]) -> Any:
     return value
 
 
+#: scikit-learn's mixins that say what an estimator is, with the kind (``estimator_type``) each gives.
+_KIND_MIXINS = ((ClassifierMixin, "classifier"), (RegressorMixin, "regressor"), (ClusterMixin, "clusterer"))
+
 _PARAM_NAMES: dict[type, tuple[str, ...]] = {}
 #: Parameters that say where and how a network trains, not what it is.
 _EXECUTION_PARAMS = frozenset({"cache", "executor", "n_jobs", "verbose"})
@@ -287,7 +290,7 @@ class Composite(BaseEstimator):
 
     def _kind(self) -> str | None:
         """``"classifier"``, ``"regressor"``, ``"clusterer"`` or ``None``, from the mixins by default."""
-        for mixin, kind in ((ClassifierMixin, "classifier"), (RegressorMixin, "regressor"), (ClusterMixin, "clusterer")):
+        for mixin, kind in _KIND_MIXINS:
             if isinstance(self, mixin):
                 return kind
         return None
@@ -337,14 +340,14 @@ class Composite(BaseEstimator):
         identity), the last token is reused without hashing. ``quick``:
         :meth:`_quick` when the caller has it.
         """
-        layout = _layout(type(self))
-        params = dict(zip(layout.shape, layout.shape_values(self)))
         if quick is None:
             quick = self._quick(supervised)
         last = self.__dict__.get("_last_structure")
         if quick is not None and last is not None and last[0] == quick:
             objects.extend(last[2])  # the same objects, in the same places
             return last[1]
+        layout = _layout(type(self))
+        params = dict(zip(layout.shape, layout.shape_values(self)))
         token = tokenize(_skeleton(params, objects), supervised)
         self._last_structure = (quick, token, list(objects))
         return token

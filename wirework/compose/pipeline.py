@@ -4,27 +4,21 @@ from __future__ import annotations
 
 from typing import Any
 
-from sklearn.base import ClassifierMixin, ClusterMixin, DensityMixin, OutlierMixin, RegressorMixin
+from sklearn.base import DensityMixin, OutlierMixin
 from sklearn.utils import get_tags
 
 from wirework.errors import GraphError
 from wirework.graph.machines import Machine, machine
 from wirework.graph.nodes import Node, Source
 from wirework.compose._named import NamedEstimators, check_named
-from wirework.compose.composite import Composite
+from wirework.compose.composite import _KIND_MIXINS, Composite
 from wirework.compose.signature import Signature
 
 __all__ = ["Pipeline", "TransformedTarget"]
 
 
 #: The kind each mixin gives (``estimator_type`` of the tags it sets); the last two are never read from the mixin.
-_MIXIN_KINDS = (
-    (ClassifierMixin, "classifier"),
-    (RegressorMixin, "regressor"),
-    (ClusterMixin, "clusterer"),
-    (OutlierMixin, None),
-    (DensityMixin, None),
-)
+_MIXIN_KINDS = (*_KIND_MIXINS, (OutlierMixin, None), (DensityMixin, None))
 #: Per class: the kind its one kind mixin gives, or ``None`` when only its tags can tell.
 _CLASS_KINDS: dict[type, str | None] = {}
 
