@@ -18,6 +18,7 @@ __all__ = [
     "ParameterError",
     "LazyNodeError",
     "MachineFitError",
+    "MachineApplyError",
     "ExportError",
     "WireworkWarning",
     "FrozenMachineWarning",
@@ -61,24 +62,20 @@ class LazyNodeError(WireworkError, TypeError):
     """An eager question (truth value, length, iteration) was asked of a lazy node."""
 
 
-class MachineFitError(WireworkError, RuntimeError):
-    """A model raised while a machine was training it.
-
-    The original exception is chained as ``__cause__``; ``machine`` is the
-    machine that failed. Machines that finished training before the failure
-    stay trained, so the next ``fit`` resumes from there.
-    """
+class _MachineError(WireworkError, RuntimeError):
+    """A model raised inside a machine; ``machine`` is that machine, the model's error the ``__cause__``."""
 
     def __init__(self, message: str, *, machine: object = None) -> None:
         super().__init__(message)
         self.machine = machine
 
     @classmethod
-    def wrapping(cls, cause: BaseException, message: str, *, machine: object = None) -> MachineFitError:
-        """A ``MachineFitError`` that is also every builtin class ``cause`` is.
+    def wrapping(cls, cause: BaseException, message: str, *, machine: object = None) -> _MachineError:
+        """An error of this class that is also every builtin class ``cause`` is.
 
-        A ``ValueError`` raised by a model's ``fit`` becomes an error that
-        ``except ValueError`` and ``except ww.MachineFitError`` both catch.
+        A ``ValueError`` raised by a model becomes an error that
+        ``except ValueError`` and ``except ww.MachineFitError`` (or
+        ``ww.MachineApplyError``) both catch.
         """
         builtins = [
             k
@@ -88,20 +85,42 @@ class MachineFitError(WireworkError, RuntimeError):
         bases = tuple(k for k in builtins if not any(o is not k and issubclass(o, k) for o in builtins))
         if not bases:
             return cls(message, machine=machine)
-        variant = _VARIANTS.get(bases)
+        variant = _VARIANTS.get((cls, bases))
         if variant is None:
+            namespace = {"__module__": cls.__module__, "__qualname__": cls.__qualname__, "_public": cls}
             try:
-                variant = type(cls.__name__, (cls, *bases), {"__module__": cls.__module__, "__qualname__": cls.__qualname__})
+                variant = type(cls.__name__, (cls, *bases), namespace)
             except TypeError:  # a builtin whose instance layout cannot be combined
                 variant = cls
-            _VARIANTS[bases] = variant
+            _VARIANTS[(cls, bases)] = variant
         return variant(message, machine=machine)
 
+    __str__ = BaseException.__str__  # the message as given, not quoted as a KeyError variant would show it
+
     def __reduce__(self):
-        return (MachineFitError, (str(self),))
+        return (type(self).__dict__.get("_public", type(self)), (str(self),))
 
 
-_VARIANTS: dict[tuple[type, ...], type] = {}
+class MachineFitError(_MachineError):
+    """A model raised while a machine was training it.
+
+    The original exception is chained as ``__cause__``; ``machine`` is the
+    machine that failed. Machines that finished training before the failure
+    stay trained, so the next ``fit`` resumes from there.
+    """
+
+
+class MachineApplyError(_MachineError):
+    """A trained model raised while a machine applied one of its operations (``predict``, ``transform``…).
+
+    The original exception is chained as ``__cause__`` and ``machine`` is
+    the machine; the error is also of the original's builtin class (a
+    ``ValueError`` stays a ``ValueError``). Nothing is changed: the machine
+    stays trained as it was.
+    """
+
+
+_VARIANTS: dict[tuple[type, tuple[type, ...]], type] = {}
 
 
 class ExportError(WireworkError, ValueError):

@@ -9,6 +9,7 @@ import xml.etree.ElementTree as ET
 
 import pytest
 
+import wirework as ww
 from wirework.graph.drawing import Edge, Vertex, to_dot, to_svg
 
 SVG = "{http://www.w3.org/2000/svg}"
@@ -342,49 +343,58 @@ def test_edge_to_unknown_vertex_is_rejected(render) -> None:
     vertices = [Vertex("a", "a", "source"), Vertex("b", "b", "dynamic")]
     edges = [Edge("a", "b", "data"), Edge("a", "x", "data")]
     expected = r"Edge 1 refers to unknown vertex 'x' \(as its head\)\. Known vertices: 'a', 'b'\."
-    with pytest.raises(ValueError, match=expected):
+    with pytest.raises(ww.GraphError, match=expected):
         render(vertices, edges)
-    with pytest.raises(ValueError, match=r"Edge 0 refers to unknown vertex 'q' \(as its tail\)"):
+    with pytest.raises(ww.GraphError, match=r"Edge 0 refers to unknown vertex 'q' \(as its tail\)"):
         render(vertices, [Edge("q", "b", "data")])
 
 
 def test_long_list_of_known_vertices_is_shortened() -> None:
     vertices = [Vertex(f"v{i}", "v", "dynamic") for i in range(25)]
-    with pytest.raises(ValueError, match=r"Known vertices: 'v0', .*'v9', \.\.\. \(15 more\)\.$"):
+    with pytest.raises(ww.GraphError, match=r"Known vertices: 'v0', .*'v9', \.\.\. \(15 more\)\.$"):
         to_svg(vertices, [Edge("v0", "nope", "data")])
 
 
 @pytest.mark.parametrize("render", [to_dot, to_svg])
 def test_duplicate_vertex_id_is_rejected(render) -> None:
     vertices = [*boxes("ab"), Vertex("a", "again", "static")]
-    with pytest.raises(ValueError, match=r"Duplicate vertex id 'a' at positions 0 and 2"):
+    with pytest.raises(ww.GraphError, match=r"Duplicate vertex id 'a' at positions 0 and 2"):
         render(vertices, [])
 
 
 @pytest.mark.parametrize("render", [to_dot, to_svg])
 def test_cycle_is_rejected_and_named(render) -> None:
     vertices, edges = boxes("sabc"), data_edges("sa", "ab", "bc", "ca")
-    with pytest.raises(ValueError, match=r"contains a cycle: 'a' -> 'b' -> 'c' -> 'a'\."):
+    with pytest.raises(ww.GraphError, match=r"contains a cycle: 'a' -> 'b' -> 'c' -> 'a'\."):
         render(vertices, edges)
-    with pytest.raises(ValueError, match=r"contains a cycle: 's' -> 's'\."):
+    with pytest.raises(ww.GraphError, match=r"contains a cycle: 's' -> 's'\."):
         render(vertices, [Edge("s", "s", "data")])
 
 
 def test_unknown_kinds_are_rejected() -> None:
     expected = r"Vertex 'a' has unknown kind 'node'\. Expected one of: 'source', 'dynamic', "
-    with pytest.raises(ValueError, match=expected):
+    with pytest.raises(ww.ParameterError, match=expected):
         Vertex("a", "a", "node")
     expected = r"Edge 'a' -> 'b' has unknown kind 'dashed'\. Expected one of: 'data', 'training', "
-    with pytest.raises(ValueError, match=expected):
+    with pytest.raises(ww.ParameterError, match=expected):
         Edge("a", "b", "dashed")
 
 
 def test_wrong_types_are_rejected() -> None:
-    with pytest.raises(TypeError, match=r"Vertex\.label must be a string\. Received: 3 \(int\)"):
+    with pytest.raises(ww.ArgumentError, match=r"Vertex\.label must be a string\. Received: 3 \(int\)"):
         Vertex("a", 3, "source")  # type: ignore[arg-type]
     expected = r"Expected a sequence of Edge objects\. Received at position 0: \('a', 'b'\)"
-    with pytest.raises(TypeError, match=expected):
+    with pytest.raises(ww.ArgumentError, match=expected):
         to_svg(boxes("ab"), [("a", "b")])  # type: ignore[list-item]
+    with pytest.raises(ww.ArgumentError, match=r"name must be a string\. Received: 3 \(int\)"):
+        to_dot(boxes("ab"), [], name=3)  # type: ignore[arg-type]
+
+
+def test_drawing_errors_are_still_caught_as_the_builtin() -> None:
+    with pytest.raises(ValueError, match="Duplicate vertex id 'a'"):
+        to_svg(boxes("aa"), [])
+    with pytest.raises(TypeError, match="Expected a sequence of Vertex objects"):
+        to_svg(["a"], [])  # type: ignore[list-item]
 
 
 # --------------------------------------------------------------------------

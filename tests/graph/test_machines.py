@@ -219,6 +219,62 @@ def test_fit_failure_names_the_machine_and_keeps_finished_work():
     assert fits() == ["pca", "ridge"]
 
 
+class Lookup(BaseEstimator):
+    """Passes X through; raises ``KeyError`` for a first-column value not seen in training."""
+
+    def fit(self, X, y=None):
+        self.known_ = set(np.asarray(X)[:, 0].tolist())
+        return self
+
+    def transform(self, X):
+        unseen = set(np.asarray(X)[:, 0].tolist()) - self.known_
+        if unseen:
+            raise KeyError(f"unseen values {sorted(unseen)}")
+        return X
+
+
+def test_apply_failure_names_the_machine_keeps_the_builtin_and_the_training():
+    X, y = ww.source(X_DATA, name="X"), ww.source(Y_DATA, name="y")
+    scaler = ww.machine(StandardScaler(), X, name="scaler")
+    ridge = ww.machine(Ridge(), scaler.transform(X), y, name="ridge")
+    yhat = ridge.predict(scaler.transform(X)).fit()
+    expected = yhat(X_DATA[:3])
+    bad = X_DATA[:3].copy()
+    bad[0, 0] = np.nan  # the scaler passes NaN on; the Ridge refuses it
+    message = (
+        r"(?s)Machine 'ridge' \(Ridge\) failed in predict\(\) on numpy.ndarray of shape \(3, 4\): "
+        r"ValueError: Input X contains NaN.*The machine stays trained"
+    )
+    with pytest.raises(ww.MachineApplyError, match=message) as info:
+        yhat(bad)
+    assert isinstance(info.value, ValueError) and info.value.machine is ridge
+    assert type(info.value.__cause__) is ValueError
+    assert ridge.state == 1 and scaler.state == 1
+    np.testing.assert_array_equal(yhat(X_DATA[:3]), expected)
+
+
+def test_apply_failure_of_another_builtin_kind_stays_that_kind():
+    X = ww.source(np.arange(12.0).reshape(6, 2), name="X")
+    lookup = ww.machine(Lookup(), X, name="lookup")
+    out = lookup.transform(X).fit()
+    with pytest.raises(ww.MachineApplyError, match=r"Machine 'lookup' \(Lookup\) failed in transform\(\)") as info:
+        out(np.array([[99.0, 0.0]]))
+    assert isinstance(info.value, KeyError) and not isinstance(info.value, ValueError)
+    assert "KeyError: 'unseen values [99.0]'" in str(info.value)  # the message as written, not quoted again
+
+
+def test_an_inner_composite_error_is_not_wrapped_again():
+    inner = ww.Pipeline([("scale", StandardScaler()), ("ridge", Ridge())])
+    X, y = ww.source(X_DATA, name="X"), ww.source(Y_DATA, name="y")
+    outer = ww.machine(inner, X, y, name="outer")
+    yhat = outer.predict(X).fit()
+    bad = X_DATA[:2].copy()
+    bad[1, 2] = np.nan
+    with pytest.raises(ww.MachineApplyError, match=r"Machine 'ridge' \(Ridge\) failed in predict\(\)") as info:
+        yhat(bad)
+    assert info.value.machine is outer.fitted_model.machines_[-1]
+
+
 def test_unsupervised_machine_on_a_vector_works_by_columns():
     y = ww.source(pd.Series([1.0, 2.0, 3.0], index=[7, 8, 9], name="target"))
     std = ww.machine(StandardScaler(), y)

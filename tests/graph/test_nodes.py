@@ -197,6 +197,7 @@ def test_source_without_data():
 
 
 def test_every_error_is_a_wirework_error():
-    for error in (ww.GraphError, ww.NotTrainedError, ww.DataError, ww.ArgumentError, ww.LazyNodeError, ww.MachineFitError):
+    errors = (ww.GraphError, ww.NotTrainedError, ww.DataError, ww.ArgumentError, ww.LazyNodeError)
+    for error in (*errors, ww.ParameterError, ww.MachineFitError, ww.MachineApplyError, ww.ExportError):
         assert issubclass(error, ww.WireworkError)
     assert issubclass(ww.FrozenMachineWarning, ww.WireworkWarning)

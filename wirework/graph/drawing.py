@@ -32,6 +32,8 @@ from bisect import bisect_right, insort
 from collections.abc import Sequence
 from dataclasses import dataclass
 
+from wirework.errors import ArgumentError, GraphError, ParameterError
+
 __all__ = ["Vertex", "Edge", "to_dot", "to_svg"]
 
 _VERTEX_KINDS = ("source", "dynamic", "static", "machine")
@@ -76,7 +78,7 @@ def _check_strings(owner: str, obj: object, names: tuple[str, ...]) -> None:
     for name in names:
         value = getattr(obj, name)
         if not isinstance(value, str):
-            raise TypeError(
+            raise ArgumentError(
                 f"{owner}.{name} must be a string. "
                 f"Received: {value!r} ({type(value).__name__})."
             )
@@ -98,10 +100,10 @@ class Vertex:
 
     Raises
     ------
-    TypeError
-        If a field is not a string.
-    ValueError
-        If `kind` is not one of the four kinds above.
+    ArgumentError
+        If a field is not a string (a ``TypeError``).
+    ParameterError
+        If `kind` is not one of the four kinds above (a ``ValueError``).
 
     Examples
     --------
@@ -116,7 +118,7 @@ class Vertex:
     def __post_init__(self) -> None:
         _check_strings("Vertex", self, ("id", "label", "kind"))
         if self.kind not in _VERTEX_KINDS:
-            raise ValueError(
+            raise ParameterError(
                 f"Vertex {self.id!r} has unknown kind {self.kind!r}. "
                 f"Expected one of: {', '.join(map(repr, _VERTEX_KINDS))}."
             )
@@ -139,10 +141,10 @@ class Edge:
 
     Raises
     ------
-    TypeError
-        If a field is not a string.
-    ValueError
-        If `kind` is not one of the three kinds above.
+    ArgumentError
+        If a field is not a string (a ``TypeError``).
+    ParameterError
+        If `kind` is not one of the three kinds above (a ``ValueError``).
 
     Examples
     --------
@@ -157,7 +159,7 @@ class Edge:
     def __post_init__(self) -> None:
         _check_strings("Edge", self, ("tail", "head", "kind"))
         if self.kind not in _EDGE_KINDS:
-            raise ValueError(
+            raise ParameterError(
                 f"Edge {self.tail!r} -> {self.head!r} has unknown kind {self.kind!r}. "
                 f"Expected one of: {', '.join(map(repr, _EDGE_KINDS))}."
             )
@@ -181,12 +183,12 @@ def _check_graph(
     index: dict[str, int] = {}
     for i, vertex in enumerate(vertices):
         if not isinstance(vertex, Vertex):
-            raise TypeError(
+            raise ArgumentError(
                 f"Expected a sequence of Vertex objects. "
                 f"Received at position {i}: {vertex!r} ({type(vertex).__name__})."
             )
         if vertex.id in index:
-            raise ValueError(
+            raise GraphError(
                 f"Duplicate vertex id {vertex.id!r} at positions {index[vertex.id]} "
                 f"and {i}. Vertex ids must be unique within a drawing."
             )
@@ -194,13 +196,13 @@ def _check_graph(
     pairs: list[tuple[int, int]] = []
     for j, edge in enumerate(edges):
         if not isinstance(edge, Edge):
-            raise TypeError(
+            raise ArgumentError(
                 f"Expected a sequence of Edge objects. "
                 f"Received at position {j}: {edge!r} ({type(edge).__name__})."
             )
         for end, role in ((edge.tail, "tail"), (edge.head, "head")):
             if end not in index:
-                raise ValueError(
+                raise GraphError(
                     f"Edge {j} refers to unknown vertex {end!r} (as its {role}). "
                     f"Known vertices: {_preview(list(index))}."
                 )
@@ -209,7 +211,7 @@ def _check_graph(
 
 
 def _layers(vertices: Sequence[Vertex], pairs: Sequence[tuple[int, int]]) -> list[int]:
-    """Longest-path layer of each vertex; raise ``ValueError`` on a cycle."""
+    """Longest-path layer of each vertex; raise ``GraphError`` on a cycle."""
     n = len(vertices)
     succ: list[list[int]] = [[] for _ in range(n)]
     pred: list[list[int]] = [[] for _ in range(n)]
@@ -227,7 +229,7 @@ def _layers(vertices: Sequence[Vertex], pairs: Sequence[tuple[int, int]]) -> lis
             if indegree[w] == 0:
                 order.append(w)
     if len(order) < n:
-        raise ValueError(_cycle_message(vertices, pred, indegree))
+        raise GraphError(_cycle_message(vertices, pred, indegree))
     return layer
 
 
@@ -278,10 +280,12 @@ def to_dot(vertices: Sequence[Vertex], edges: Sequence[Edge], *, name: str = "ne
 
     Raises
     ------
-    ValueError
-        For a duplicate vertex id, an edge to an unknown vertex, or a cycle.
-    TypeError
-        If an element is not a :class:`Vertex` or :class:`Edge`.
+    GraphError
+        For a duplicate vertex id, an edge to an unknown vertex, or a cycle
+        (a ``ValueError``).
+    ArgumentError
+        If an element is not a :class:`Vertex` or :class:`Edge` (a
+        ``TypeError``).
 
     See Also
     --------
@@ -301,7 +305,7 @@ def to_dot(vertices: Sequence[Vertex], edges: Sequence[Edge], *, name: str = "ne
     """
     vertices, edges, _, _ = _check_graph(vertices, edges)
     if not isinstance(name, str):
-        raise TypeError(f"name must be a string. Received: {name!r} ({type(name).__name__}).")
+        raise ArgumentError(f"name must be a string. Received: {name!r} ({type(name).__name__}).")
     lines = [
         f"digraph {_dot_quote(name)} {{",
         "  rankdir=TB;",
@@ -599,10 +603,12 @@ def to_svg(vertices: Sequence[Vertex], edges: Sequence[Edge]) -> str:
 
     Raises
     ------
-    ValueError
-        For a duplicate vertex id, an edge to an unknown vertex, or a cycle.
-    TypeError
-        If an element is not a :class:`Vertex` or :class:`Edge`.
+    GraphError
+        For a duplicate vertex id, an edge to an unknown vertex, or a cycle
+        (a ``ValueError``).
+    ArgumentError
+        If an element is not a :class:`Vertex` or :class:`Edge` (a
+        ``TypeError``).
 
     See Also
     --------

@@ -18,6 +18,7 @@ from wirework.errors import (
     DataError,
     FrozenMachineWarning,
     GraphError,
+    MachineApplyError,
     MachineFitError,
     NotTrainedError,
     WireworkError,
@@ -216,9 +217,20 @@ class Machine:
                 f"The trained {type(fitted).__name__} of {self._title()} has no {operation}(). "
                 "Build the node from a machine whose model offers it."
             )
-        if self._vector and getattr(value, "ndim", 2) == 1:
-            return _from_column(method(_to_column(value)), value)
-        return method(value)
+        try:
+            if self._vector and getattr(value, "ndim", 2) == 1:
+                return _from_column(method(_to_column(value)), value)
+            return method(value)
+        except WireworkError:  # a composite inside: its error names its own machine already
+            raise
+        except Exception as error:
+            raise MachineApplyError.wrapping(
+                error,
+                f"{self._title()} failed in {operation}() on {describe(value)}: "
+                f"{type(error).__name__}: {str(error).rstrip('.')}. The machine stays trained; "
+                "fix the data that reaches it (columns, missing values, categories) and call again.",
+                machine=self,
+            ) from error
 
     # -- freezing ----------------------------------------------------------
 

@@ -1,0 +1,28 @@
+import pickle
+
+import pytest
+
+import wirework as ww
+
+
+@pytest.mark.parametrize("kind", [ww.MachineFitError, ww.MachineApplyError])
+def test_machine_errors_take_the_builtin_of_their_cause_and_pickle_as_their_public_class(kind):
+    error = kind.wrapping(KeyError("k"), "what happened", machine="m")
+    assert isinstance(error, kind) and isinstance(error, KeyError) and not isinstance(error, ValueError)
+    assert str(error) == "what happened" and error.machine == "m"  # not quoted as KeyError's str would
+    restored = pickle.loads(pickle.dumps(error))
+    assert type(restored) is kind and str(restored) == "what happened"
+
+
+def test_fit_and_apply_variants_of_one_builtin_are_distinct():
+    fit = ww.MachineFitError.wrapping(ValueError("v"), "a")
+    apply = ww.MachineApplyError.wrapping(ValueError("v"), "b")
+    assert isinstance(fit, ValueError) and isinstance(apply, ValueError)
+    assert not isinstance(fit, ww.MachineApplyError) and not isinstance(apply, ww.MachineFitError)
+
+
+def test_a_cause_of_no_other_builtin_gives_the_plain_class():
+    class Custom(Exception):
+        pass
+
+    assert type(ww.MachineApplyError.wrapping(Custom(), "c")) is ww.MachineApplyError
