@@ -5,13 +5,16 @@ import pickle
 import numpy as np
 import pandas as pd
 import pytest
+import scipy.sparse as sp
 from _counting import Counting, fits
 from sklearn.base import RegressorMixin, clone
 from sklearn.datasets import load_diabetes
-from sklearn.linear_model import Lasso, Ridge
+from sklearn.exceptions import NotFittedError
+from sklearn.linear_model import Lasso, LogisticRegression, Ridge
 from sklearn.model_selection import GridSearchCV, cross_val_score
 from sklearn.pipeline import make_pipeline
 from sklearn.preprocessing import StandardScaler
+from sklearn.utils.validation import check_is_fitted
 
 import wirework as ww
 
@@ -108,7 +111,7 @@ def test_pandas_input_keeps_feature_names():
     frame = load_diabetes(as_frame=True)
     model = TwoStage(Ridge(), StandardScaler()).fit(frame.data, frame.target)
     assert list(model.feature_names_in_) == list(frame.data.columns)
-    with pytest.raises(ValueError, match="feature names should match"):
+    with pytest.raises(ww.DataError, match="TwoStage.predict cannot use the data it received: The feature names"):
         model.predict(frame.data[frame.data.columns[::-1]])
 
 
@@ -119,8 +122,11 @@ def test_unfitted_use_is_a_not_trained_error():
 
 def test_wrong_feature_count_at_predict():
     model = TwoStage(Ridge(), StandardScaler()).fit(X_DATA, Y_DATA)
-    with pytest.raises(ValueError, match="X has 3 features, but TwoStage is expecting 10 features as input"):
+    message = "TwoStage.predict cannot use the data it received: X has 3 features, but TwoStage is expecting 10"
+    with pytest.raises(ww.DataError, match=message):
         model.predict(X_DATA[:, :3])
+    with pytest.raises(ww.DataError, match=message):
+        model.predict(X_DATA[:, :3].tolist())  # not an array: scikit-learn's check says it
 
 
 # -- bad networks: one clear error each (acceptance 5) ---------------------------
@@ -183,10 +189,86 @@ def test_fit_errors_keep_their_builtin_class():
     assert isinstance(info.value, ww.MachineFitError) and info.value.machine.name == "regress"
 
 
+@pytest.mark.parametrize(
+    ("X", "y", "error", "message"),
+    [
+        (X_DATA[:, 0], Y_DATA, ww.DataError, "Expected 2D array, got 1D array"),
+        (X_DATA, np.where(Y_DATA > 100, Y_DATA, np.nan), ww.DataError, "Input y contains NaN"),
+        (X_DATA, np.c_[Y_DATA, Y_DATA], ww.DataError, "y should be a 1d array"),
+        (X_DATA[:0], Y_DATA[:0], ww.DataError, "Found array with 0 sample"),
+        (X_DATA + 1j, Y_DATA, ww.DataError, "Complex data not supported"),
+        (X_DATA, sp.csr_matrix(Y_DATA.reshape(-1, 1)), ww.ArgumentError, "Sparse data was passed for y"),
+    ],
+    ids=["1-D X", "NaN in y", "2-D y", "no rows", "complex X", "sparse y"],
+)
+def test_unusable_training_data_is_a_wirework_error_of_the_builtin_kind(X, y, error, message):
+    model = TwoStage(Ridge(), StandardScaler())
+    with pytest.raises(error, match=f"TwoStage.fit cannot use the data it received: {message}") as info:
+        model.fit(X, y)
+    builtin = TypeError if error is ww.ArgumentError else ValueError
+    assert isinstance(info.value, builtin) and isinstance(info.value.__cause__, builtin)
+    assert "network_" not in model.__dict__  # nothing trained, nothing half-kept
+
+
+def test_a_classifier_composite_refuses_continuous_targets():
+    model = ww.Pipeline([("scale", StandardScaler()), ("classify", LogisticRegression())])
+    with pytest.raises(ww.DataError, match="Pipeline.fit cannot use the data it received: Unknown label type"):
+        model.fit(X_DATA, Y_DATA + 0.5)  # continuous values
+
+
+def test_unusable_data_at_predict_is_a_data_error_and_keeps_the_fit():
+    model = TwoStage(Ridge(), StandardScaler()).fit(X_DATA, Y_DATA)
+    before = model.predict(X_DATA[:5])
+    with pytest.raises(ww.DataError, match="TwoStage.predict cannot use the data it received: Expected 2D array"):
+        model.predict(X_DATA[0])
+    bad = X_DATA[:5].copy()
+    bad[2, 1] = np.nan  # passes the composite's check; its Ridge refuses it
+    with pytest.raises(ww.MachineApplyError, match=r"Machine 'regress' \(Ridge\) failed in predict\(\)") as info:
+        model.predict(bad)
+    assert isinstance(info.value, ValueError) and info.value.machine.name == "regress"
+    np.testing.assert_array_equal(model.predict(X_DATA[:5]), before)
+
+
+def test_a_refused_fit_leaves_the_fitted_composite_as_it_was():
+    frame = load_diabetes(as_frame=True)
+    model = TwoStage(Ridge(), StandardScaler()).fit(frame.data, frame.target)
+    before = model.predict(frame.data.iloc[:5])
+    renamed = frame.data.rename(columns=lambda name: f"{name}_b").iloc[:, :4]
+    with pytest.raises(ww.DataError, match="Input y contains NaN"):
+        model.fit(renamed, frame.target.where(frame.target > 100))
+    assert list(model.feature_names_in_) == list(frame.data.columns) and model.n_features_in_ == 10
+    np.testing.assert_array_equal(model.predict(frame.data.iloc[:5]), before)
+
+
+def test_a_failed_fit_pass_blocks_prediction_and_the_next_fit_resumes():
+    model = two_stage().fit(X_DATA, Y_DATA)
+    model.set_params(scaler__estimator=StandardScaler(with_std=False), regressor__estimator__alpha=-1.0)
+    Counting.events.clear()
+    with pytest.raises(ww.MachineFitError, match="Machine 'regress'"):
+        model.fit(X_DATA, Y_DATA)  # the scaler retrains, then the Ridge refuses its alpha
+    assert fits() == ["scale", "ridge"]
+    actions = {name: report["action"] for name, report in model.report_()["machines"].items()}
+    assert actions == {"scale": "updated", "regress": "failed"}
+    message = r"The last fit of this TwoStage failed \(MachineFitError: Machine 'regress'.*fit\(X, y\) again"
+    with pytest.raises(ww.NotTrainedError, match=message):
+        model.predict(X_DATA[:3])  # the scaler is new, the Ridge old: no mixed answer
+    with pytest.raises(NotFittedError):
+        check_is_fitted(model)
+    model.set_params(regressor__estimator__alpha=1.0)
+    Counting.events.clear()
+    model.fit(X_DATA, Y_DATA)
+    assert fits() == ["ridge"]  # the scaler's finished training is kept
+    expected = TwoStage(Ridge(alpha=1.0), StandardScaler(with_std=False)).fit(X_DATA, Y_DATA).predict(X_DATA[:3])
+    np.testing.assert_allclose(model.predict(X_DATA[:3]), expected, rtol=1e-12)
+    check_is_fitted(model)
+
+
 def test_composite_accepts_pandas_series_target():
     frame = load_diabetes(as_frame=True)
     model = ww.TransformedTarget(Ridge(), StandardScaler()).fit(frame.data, pd.Series(frame.target))
     assert model.predict(frame.data.iloc[:3]).shape == (3,)
+    # the target reaches the network as the Series it is: its transformer sees a named column
+    assert list(model.fitted_params_()["target_transformer"].feature_names_in_) == ["target"]
 
 
 def test_refit_on_the_same_arrays_mutated_in_place_retrains():
@@ -329,7 +411,7 @@ def test_new_arrays_are_checked_again_the_same_ones_are_not(monkeypatch):
     assert checked == []
     model.fit(X_DATA[:, :4].copy(), Y_DATA)  # another X: checked, its feature count kept
     assert checked == [1] and model.n_features_in_ == 4
-    with pytest.raises(ValueError, match="inconsistent numbers of samples"):
+    with pytest.raises(ww.DataError, match="inconsistent numbers of samples"):
         model.fit(X_DATA[:, :4], Y_DATA[:-1].copy())  # another y, of another length
 
 

@@ -26,7 +26,7 @@ from sklearn.utils.metaestimators import available_if
 from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import validate_data
 
-from wirework.errors import ArgumentError, DataError, GraphError, NotTrainedError, ParameterError
+from wirework.errors import ArgumentError, DataError, GraphError, NotTrainedError, ParameterError, WireworkError
 from wirework.graph.cache import FitCache
 from wirework.graph.data import describe
 from wirework.graph.fingerprint import attributes_getter, param_values, tokenize
@@ -432,14 +432,21 @@ class Composite(BaseEstimator):
                 f"{type(self).__name__} requires y to be passed, but the target y is None. Call fit(X, y)."
             )
         common = {"reset": True, "accept_sparse": ("csr", "csc"), "dtype": None, "ensure_all_finite": False}
-        if y is None:
-            checked_X, checked_y = validate_data(self, X, **common), None
-        else:
-            checked_X, checked_y = validate_data(self, X, y, multi_output=False, **common)
-            if kind == "classifier":
-                check_classification_targets(checked_y)
-            if isinstance(y, pd.Series):
-                checked_y = y
+        kept = {name: self.__dict__[name] for name in ("n_features_in_", "feature_names_in_") if name in self.__dict__}
+        try:
+            if y is None:
+                checked_X, checked_y = validate_data(self, X, **common), None
+            else:
+                checked_X, checked_y = validate_data(self, X, y, multi_output=False, **common)
+                if kind == "classifier":
+                    check_classification_targets(checked_y)
+        except (ValueError, TypeError) as error:
+            for name in ("n_features_in_", "feature_names_in_"):  # as the last fit left them (the check resets them)
+                self.__dict__.pop(name, None)
+            self.__dict__.update(kept)
+            raise _unusable(self, "fit", error) from error
+        if isinstance(y, pd.Series):
+            checked_y = y
         return (X if isinstance(X, pd.DataFrame) else checked_X), checked_y
 
     def fit(self, X: Any, y: Any = None) -> Composite:
@@ -480,6 +487,14 @@ class Composite(BaseEstimator):
             )
             run = FitPass(store=built.store)  # reuses the values the fit pass just computed
             self.report_values_ = {name: run.value(node) for name, node in built.signature.report.items()}
+        except BaseException as error:
+            # The machines that trained stay trained and the next fit resumes from the failed one, but the
+            # network is now partly retrained: it must not predict until a fit succeeds.
+            for name in ("network_", "report_values_"):
+                self.__dict__.pop(name, None)
+            self.machines_ = built.machines  # their reports say what failed
+            self._failed = f"{type(error).__name__}: {error}".split("\n")[0]
+            raise
         finally:
             built.X.release()
             if built.y is not None:
@@ -489,6 +504,7 @@ class Composite(BaseEstimator):
             built.seen = (_weak(incoming[0]), _weak(incoming[1]))
         self.network_ = built.signature
         self.machines_ = built.machines
+        self.__dict__.pop("_failed", None)
         if built.kind == "classifier" and y is not None:
             self.classes_ = np.unique(np.asarray(y))
         else:  # no longer a classifier: no classes left from an earlier fit
@@ -500,25 +516,41 @@ class Composite(BaseEstimator):
     def _ready(self) -> Signature:
         network = self.__dict__.get("network_")
         if network is None:
+            failed = self.__dict__.get("_failed")
+            if failed is not None:
+                raise NotTrainedError(
+                    f"The last fit of this {type(self).__name__} failed ({failed}), so its network is partly "
+                    "retrained and cannot be used. Fix the cause and call fit(X, y) again: the machines that "
+                    "trained are kept; report_() shows each machine's action."
+                )
             raise NotTrainedError(
                 f"This {type(self).__name__} has not been fitted yet. Call fit(X, y) before using it."
             )
         return network
 
-    def _check_input(self, X: Any) -> Any:
+    def __sklearn_is_fitted__(self) -> bool:
+        return "network_" in self.__dict__
+
+    def _check_input(self, X: Any, operation: str) -> Any:
         if type(X) is np.ndarray and X.ndim == 2 and "feature_names_in_" not in self.__dict__:
             if X.shape[1] != self.n_features_in_:
-                raise ValueError(
-                    f"X has {X.shape[1]} features, but {type(self).__name__} is expecting "
-                    f"{self.n_features_in_} features as input."
+                name = type(self).__name__
+                raise DataError(  # scikit-learn's words, as the check below would say them
+                    f"{name}.{operation} cannot use the data it received: X has {X.shape[1]} features, but "
+                    f"{name} is expecting {self.n_features_in_} features as input."
                 )
             return X
-        checked = validate_data(self, X, reset=False, accept_sparse=("csr", "csc"), dtype=None, ensure_all_finite=False)
+        try:
+            checked = validate_data(
+                self, X, reset=False, accept_sparse=("csr", "csc"), dtype=None, ensure_all_finite=False
+            )
+        except (ValueError, TypeError) as error:
+            raise _unusable(self, operation, error) from error
         return X if isinstance(X, pd.DataFrame) else checked
 
     def _run(self, operation: str, X: Any) -> Any:
         network = self._ready()
-        return network[operation](self._check_input(X))
+        return network[operation](self._check_input(X, operation))
 
     @available_if(_offers("predict"))
     def predict(self, X: Any) -> Any:
@@ -570,11 +602,15 @@ class Composite(BaseEstimator):
         return {_name(m, k): m.fitted_model for k, m in enumerate(self.machines_, start=1)}
 
     def report_(self) -> dict[str, Any]:
-        """What the last ``fit`` did: each machine's report, and the signature's report values."""
-        self._ready()
+        """What the last ``fit`` did: each machine's report, and the signature's report values.
+
+        After a failed ``fit``, the machines' reports only (which one failed, and why).
+        """
+        if "machines_" not in self.__dict__:
+            self._ready()  # never fitted: says so
         return {
             "machines": {_name(m, k): m.report() for k, m in enumerate(self.machines_, start=1)},
-            **self.report_values_,
+            **self.__dict__.get("report_values_", {}),
         }
 
     def __getstate__(self) -> dict[str, Any]:
@@ -585,6 +621,17 @@ class Composite(BaseEstimator):
                 built.signature, built.X, built.y, built.structure, built.objects, built.machines, data=built.data
             )
         return state
+
+
+def _unusable(owner: Composite, method: str, error: Exception) -> WireworkError:
+    """scikit-learn's check of the data given to ``owner.<method>`` failed: its message, as a wirework error.
+
+    A ``DataError`` (a ``ValueError``), or an ``ArgumentError`` (a
+    ``TypeError``) when the check raised a ``TypeError``; the check's own
+    error is chained as the cause.
+    """
+    kind = ArgumentError if isinstance(error, TypeError) and not isinstance(error, ValueError) else DataError
+    return kind(f"{type(owner).__name__}.{method} cannot use the data it received: {error}")
 
 
 def _set_component(component: Any, params: dict[str, Any]) -> None:
