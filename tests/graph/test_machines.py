@@ -6,7 +6,7 @@ import pytest
 from _counting import Counting, calls, counting_chain, fits
 from sklearn.base import BaseEstimator
 from sklearn.decomposition import PCA
-from sklearn.ensemble import RandomForestRegressor
+from sklearn.ensemble import RandomForestRegressor, RandomTreesEmbedding
 from sklearn.linear_model import Lasso, LinearRegression, Ridge
 from sklearn.pipeline import make_pipeline
 from sklearn.preprocessing import StandardScaler
@@ -273,6 +273,47 @@ def test_an_inner_composite_error_is_not_wrapped_again():
     with pytest.raises(ww.MachineApplyError, match=r"Machine 'ridge' \(Ridge\) failed in predict\(\)") as info:
         yhat(bad)
     assert info.value.machine is outer.fitted_model.machines_[-1]
+
+
+def test_a_components_set_output_configuration_is_kept_and_its_change_retrains():
+    frame = pd.DataFrame(X_DATA, columns=["a", "b", "c", "d"])
+    X = ww.source(frame, name="X")
+    scaler = StandardScaler().set_output(transform="pandas")
+    std = ww.machine(scaler, X, name="std")
+    out = std.transform(X).fit()
+    assert isinstance(out(), pd.DataFrame) and list(out().columns) == ["a", "b", "c", "d"]  # as clone() keeps it
+    scaler.set_output(transform="default")  # changes the configuration in place
+    out.fit()
+    assert std.report()["action"] == "updated" and isinstance(out(), np.ndarray)
+    out.fit()
+    assert std.report()["action"] == "skipped"
+    del scaler._sklearn_output_config  # back to no configuration at all
+    out.fit()
+    assert std.report()["action"] == "updated" and isinstance(out(frame), np.ndarray)
+    scaler.set_output(transform="pandas")  # on a model whose parameters are the very objects of the last fit
+    out.fit()
+    assert std.report()["action"] == "updated" and isinstance(out(frame), pd.DataFrame)
+
+
+def test_a_warm_start_update_takes_the_models_output_configuration():
+    frame = pd.DataFrame(X_DATA, columns=["a", "b", "c", "d"])
+    X = ww.source(frame, name="X")
+    embedding = RandomTreesEmbedding(n_estimators=2, max_depth=2, warm_start=True, sparse_output=False, random_state=0)
+    trees = ww.machine(embedding, X, name="trees")
+    out = trees.transform(X).fit()
+    assert isinstance(out(), np.ndarray)
+    embedding.set_params(n_estimators=3).set_output(transform="pandas")
+    out.fit()
+    assert trees.report()["reason"].endswith("(warm start)") and isinstance(out(), pd.DataFrame)
+
+
+def test_the_fit_cache_tells_output_configurations_apart():
+    cache = ww.FitCache()
+    frame = pd.DataFrame(X_DATA, columns=["a", "b", "c", "d"])
+    plain = ww.machine(StandardScaler(), frame).fit(cache=cache)
+    pandas = ww.machine(StandardScaler().set_output(transform="pandas"), frame).fit(cache=cache)
+    assert (cache.hits, cache.misses) == (0, 2)
+    assert plain.report()["action"] == pandas.report()["action"] == "trained"
 
 
 def test_unsupervised_machine_on_a_vector_works_by_columns():

@@ -410,6 +410,10 @@ def _feed_estimator(tk: _Tokenizer, h: _Hash, obj: Any) -> bool:
     h.update(b"estimator:")
     _write_str(h, _qualname(type(obj)))
     tk.descend(h, obj, lambda tk, h, _: tk.feed_items(h, list(params.items())))
+    output = getattr(obj, "_sklearn_output_config", None)
+    if isinstance(output, Mapping) and output:  # set_output(...) changes what transform returns
+        h.update(b"output:")
+        tk.feed_items(h, list(output.items()))
     return True
 
 

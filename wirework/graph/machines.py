@@ -312,7 +312,11 @@ class Machine:
             return "trained", (
                 f"condition 5: model type changed ({snap.model_type.__name__} -> {type(self.model).__name__})"
             )
-        if found is not None and type(snap.params_key) is tuple:  # plain values (see params_key)
+        if (
+            found is not None
+            and type(snap.params_key) is tuple  # plain values (see params_key), and no set_output configuration
+            and getattr(self.model, "_sklearn_output_config", None) is None
+        ):
             seen_names, seen_values = snap.params_key[1], snap.params_key[3]
             if found[0] is seen_names and all(map(operator.is_, found[1], seen_values)):
                 return None  # the very objects seen last: plain values cannot change in place
@@ -384,6 +388,7 @@ class Machine:
             if warm:  # condition 6 with warm start: continue from a copy of the fitted model
                 job.model = copy.deepcopy(self._fitted)
                 job.model.set_params(**clone(self.model).get_params(deep=False))
+                _copy_output_config(self.model, job.model)
             else:
                 job.model = fresh_copy(self.model, params)
         except Exception as error:  # what clone() would raise too: a parameter not kept as an attribute, say
@@ -497,6 +502,8 @@ def params_key(model: Any, found: tuple[tuple, tuple] | None = None) -> Any:
     (:func:`model_token`). ``found``: ``param_values(model)`` when the
     caller has it.
     """
+    if getattr(model, "_sklearn_output_config", None) is not None:  # set_output(...): the token covers it
+        return model_token(model)
     try:
         if found is None:
             found = param_values(model)
@@ -551,8 +558,18 @@ def fresh_copy(model: Any, params: dict[str, Any] | None = None) -> Any:
         })
         if hasattr(model, "_metadata_request"):
             copied._metadata_request = clone(model._metadata_request, safe=False)
+        _copy_output_config(model, copied)
         return copied
     return clone(model, safe=False)
+
+
+def _copy_output_config(model: Any, copied: Any) -> None:
+    """Give ``copied`` the ``set_output`` configuration of ``model`` (as ``sklearn.base.clone`` does), or none."""
+    config = getattr(model, "_sklearn_output_config", None)
+    if config is not None:
+        copied._sklearn_output_config = copy.deepcopy(config)
+    elif "_sklearn_output_config" in getattr(copied, "__dict__", {}):
+        del copied._sklearn_output_config
 
 
 def _to_column(value: Any) -> Any:
