@@ -456,6 +456,17 @@ def test_model_token_deep_hyperparameters() -> None:
     assert model_token(ft) != model_token(FunctionTransformer(func=lambda x: x * 3))
 
 
+def test_model_token_covers_set_output_at_any_depth() -> None:
+    plain = model_token(pipe(1))
+    configured = pipe(1).set_output(transform="pandas")  # a Pipeline configures its steps
+    assert model_token(configured) != plain
+    assert model_token(pipe(1).set_output(transform="pandas")) == model_token(configured)
+    assert model_token(pipe(1).set_output(transform="default")) not in (plain, model_token(configured))
+    scaler = StandardScaler().set_output(transform="pandas")
+    del scaler._sklearn_output_config
+    assert model_token(scaler) == model_token(StandardScaler())  # no configuration: the token of before
+
+
 def test_model_token_ignores_fitted_state_and_is_domain_separated() -> None:
     x = np.arange(10.0).reshape(5, 2)
     fitted = Ridge().fit(x, np.arange(5.0))
