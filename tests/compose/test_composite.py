@@ -10,9 +10,10 @@ from _counting import Counting, fits
 from sklearn.base import RegressorMixin, clone
 from sklearn.datasets import load_diabetes
 from sklearn.exceptions import NotFittedError
+from sklearn.ensemble import BaggingRegressor
 from sklearn.linear_model import Lasso, LogisticRegression, Ridge
 from sklearn.model_selection import GridSearchCV, cross_val_score
-from sklearn.pipeline import make_pipeline
+from sklearn.pipeline import Pipeline, make_pipeline
 from sklearn.preprocessing import StandardScaler
 from sklearn.utils.validation import check_is_fitted
 
@@ -344,8 +345,27 @@ def test_set_params_rejects_unknown_names_before_changing_anything():
     with pytest.raises(ValueError, match="Invalid parameter 'nope__alpha'"):
         model.set_params(scaler=None, nope__alpha=1.0)
     assert model.regressor.alpha == 1.0 and isinstance(model.scaler, StandardScaler)
-    with pytest.raises(ValueError, match=r"Invalid parameter 'nope' for estimator Ridge\(\)"):
-        model.set_params(regressor__nope=1.0)  # a component's own names are checked by the component
+    message = r"Invalid parameter regressor__nope for TwoStage: 'regressor' holds .*Ridge\(\), whose parameters are \['alpha'"
+    with pytest.raises(ww.ParameterError, match=message):
+        model.set_params(scaler__with_mean=False, regressor__nope=1.0)  # a component's names: checked first too
+    assert model.scaler.with_mean is True
+
+
+def test_set_params_checks_names_inside_nested_components_before_changing_anything():
+    inner = Pipeline([("scale", StandardScaler()), ("ridge", Ridge())])
+    stack = ww.Stack([("a", Ridge()), ("b", inner), ("c", BaggingRegressor(Ridge()))], Ridge())
+    for bad in ({"a__alpha": 2.0, "b__ridge__nope": 1}, {"a__alpha": 2.0, "b__nope": 1}, {"a__alpha": 2.0, "c__estimator__nope": 1}):
+        with pytest.raises(ww.ParameterError, match=r"Invalid parameter (b__ridge__nope|b__nope|c__estimator__nope) for Stack"):
+            stack.set_params(**bad)
+        assert stack.estimators[0][1].alpha == 1.0
+    stack.set_params(a__alpha=2.0, b__ridge__alpha=3.0, c__estimator__alpha=4.0, b__scale=Lasso(), b__scale__alpha=5.0)
+    assert (stack.estimators[0][1].alpha, inner.steps[1][1].alpha, stack.estimators[2][1].estimator.alpha) == (2.0, 3.0, 4.0)
+    assert inner.steps[0][1].alpha == 5.0  # a sub-component replaced in the same call takes its own names
+    message = r"Cannot set \['b__ridge', 'b__ridge__nope'\] on 'b' of Stack: Invalid parameter 'nope'"
+    with pytest.raises(ww.ParameterError, match=message):
+        stack.set_params(b__ridge=Ridge(), b__ridge__nope=1)  # what only the component can check: its error, ours
+    with pytest.raises(ww.ParameterError, match=r"Cannot set \['b__ridge__nope'\] on 'b' of Stack"):
+        stack.set_params(b__ridge__nope=1)  # the only component set: its own set_params checks (one read)
 
 
 def test_set_params_into_something_without_parameters_says_so():

@@ -79,6 +79,8 @@ def test_bad_ensembles():
         ww.Bagging(Ridge(), n_estimators=0).fit(X_DATA, Y_DATA)
     with pytest.raises(ww.DataError, match="max_samples gives 0 rows per member"):
         ww.Bagging(Ridge(), n_estimators=2, max_samples=0).fit(X_DATA, Y_DATA)
+    with pytest.raises(ww.ArgumentError, match=r"Bagging: expected estimator to be a model with fit\(\).*Received: NoneType None"):
+        ww.Bagging(None).fit(X_DATA, Y_DATA)
 
 
 def test_replacing_one_of_two_names_sharing_a_model_rebuilds_correctly():

@@ -197,3 +197,5 @@ def test_bad_steps():
         ww.Pipeline([("a", StandardScaler()), ("a", Ridge())]).fit(X_DATA, Y_DATA)
     with pytest.raises(ww.GraphError, match="every step is 'passthrough' or None"):
         ww.Pipeline([("a", "passthrough")]).fit(X_DATA, Y_DATA)
+    with pytest.raises(ww.ArgumentError, match=r"a fit\(\) method .* for machine 'regressor'\. Received: NoneType None"):
+        ww.TransformedTarget(None, StandardScaler()).fit(X_DATA, Y_DATA)

@@ -242,8 +242,10 @@ class Composite(BaseEstimator):
         ------
         ParameterError
             A name that is not a parameter or component of this composite,
-            or ``name__key`` where ``name`` holds something without
-            ``set_params``.
+            ``name__key`` where ``name`` holds something without
+            ``set_params`` or whose parameters do not include ``key``, or
+            a value the component's own ``set_params`` refuses. Nothing is
+            changed, except, in the last case, what that component changed.
         """
         if not params:
             return self
@@ -268,8 +270,21 @@ class Composite(BaseEstimator):
                     f"Cannot set {sorted(nested[head])[0]!r} on {head!r} of {type(self).__name__}: "
                     f"it holds {describe(reachable[head])}, which has no set_params. Set {head} itself instead."
                 )
+        for head, sub in nested.items():  # a component's own names, checked before anything changes
+            unknown, valid = _unknown_names(reachable[head], sub, alone=len(nested) == 1)
+            if unknown:
+                raise ParameterError(
+                    f"Invalid parameter {head}__{unknown[0]} for {type(self).__name__}: {head!r} holds "
+                    f"{describe(reachable[head])}, whose parameters are {valid}."
+                )
         for head, sub in nested.items():
-            _set_component(reachable[head], sub)
+            try:
+                _set_component(reachable[head], sub)
+            except (ValueError, TypeError) as error:
+                if isinstance(error, WireworkError):
+                    raise
+                names = sorted(f"{head}__{key}" for key in sub)
+                raise ParameterError(f"Cannot set {names} on {head!r} of {type(self).__name__}: {error}") from error
         self._assign(top)
         return self
 
@@ -315,9 +330,8 @@ class Composite(BaseEstimator):
             tags.target_tags.required = True
         if self._provides("transform"):
             tags.transformer_tags = tags.transformer_tags or TransformerTags()
-        components = self._components()
-        if components:
-            inner = [get_tags(c) for c in components]
+        inner = [get_tags(c) for c in self._components() if hasattr(c, "__sklearn_tags__")]  # fit says what else is wrong
+        if inner:
             tags.input_tags.sparse = all(t.input_tags.sparse for t in inner)
             tags.input_tags.allow_nan = all(t.input_tags.allow_nan for t in inner)
             tags.non_deterministic = any(t.non_deterministic for t in inner)
@@ -632,6 +646,34 @@ def _unusable(owner: Composite, method: str, error: Exception) -> WireworkError:
     """
     kind = ArgumentError if isinstance(error, TypeError) and not isinstance(error, ValueError) else DataError
     return kind(f"{type(owner).__name__}.{method} cannot use the data it received: {error}")
+
+
+def _unknown_names(component: Any, params: dict[str, Any], alone: bool) -> tuple[list[str], list[str]]:
+    """The keys of ``params`` that are no parameters of ``component``, and its parameter names.
+
+    Left to the component's own ``set_params`` (no names returned): a
+    composite, which checks every name before changing anything; a component
+    whose ``get_params`` raises; and, when it is the only component set
+    (``alone``: nothing else could be left half-changed), one whose names
+    need ``get_params(deep=True)``, which can be slow.
+    """
+    if isinstance(component, Composite):
+        return [], []
+    found = param_values(component) if getattr(type(component), "set_params", None) is BaseEstimator.set_params else None
+    if found is not None and not any("__" in key for key in params):
+        return [key for key in params if key not in found[0]], sorted(found[0])
+    if alone:
+        return [], []
+    try:
+        names = component.get_params(deep=True)
+    except Exception:
+        return [], []
+
+    def known(key: str) -> bool:
+        head, deeper, _ = key.partition("__")
+        return key in names or bool(deeper) and head in params  # replaced in the same call: checked when set
+
+    return [key for key in params if not known(key)], sorted(name for name in names if "__" not in name)
 
 
 def _set_component(component: Any, params: dict[str, Any]) -> None:

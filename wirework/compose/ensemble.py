@@ -10,8 +10,8 @@ from sklearn.preprocessing import LabelEncoder
 from sklearn.utils import get_tags
 from sklearn.utils.metaestimators import available_if
 
-from wirework.errors import GraphError
-from wirework.graph.data import take_rows
+from wirework.errors import ArgumentError, GraphError
+from wirework.graph.data import describe, take_rows
 from wirework.graph.machines import Machine, machine
 from wirework.graph.nodes import Node, Source, node
 from wirework.compose import _ops
@@ -140,6 +140,11 @@ class Bagging(Composite):
         labels = machine(LabelEncoder(), y, name="labels") if classifier else None
         target: Node = labels.transform(y) if labels is not None else y
         seeds = _ops.private_rng(self.random_state).randint(np.iinfo(np.int32).max, size=self.n_estimators)
+        if not hasattr(self.estimator, "fit"):
+            raise ArgumentError(
+                f"{owner}: expected estimator to be a model with fit() (a scikit-learn regressor or classifier). "
+                f"Received: {describe(self.estimator)}."
+            )
         seeded = "random_state" in self.estimator.get_params(deep=False)
         members = []
         for k, seed in enumerate(seeds):

@@ -629,7 +629,8 @@ def machine(model: Any, *args: Any, name: str | None = None) -> Machine:
     """
     if not hasattr(model, "fit"):
         raise ArgumentError(
-            f"Expected a model with a fit() method (a scikit-learn estimator). Received: {describe(model)}."
+            f"Expected a model with a fit() method (a scikit-learn estimator)"
+            f"{'' if name is None else f' for machine {name!r}'}. Received: {describe(model)}."
         )
     if not 1 <= len(args) <= 3:
         raise GraphError(
