@@ -19,6 +19,7 @@ from wirework.errors import (
     ArgumentError,
     DataError,
     ExportError,
+    FitCacheWarning,
     FrozenMachineWarning,
     GraphError,
     LazyNodeError,
@@ -102,4 +103,5 @@ __all__ = [
     "ExportError",
     "WireworkWarning",
     "FrozenMachineWarning",
+    "FitCacheWarning",
 ]

@@ -22,6 +22,7 @@ __all__ = [
     "ExportError",
     "WireworkWarning",
     "FrozenMachineWarning",
+    "FitCacheWarning",
 ]
 
 
@@ -55,7 +56,8 @@ class ArgumentError(WireworkError, TypeError):
 
 
 class ParameterError(WireworkError, ValueError):
-    """``set_params`` got a name the estimator does not have, or nested into something without parameters."""
+    """A parameter that cannot be taken: ``set_params`` got a name the estimator does not have, or nested
+    into something without parameters; a setting with an impossible value (a cache location that is a file)."""
 
 
 class LazyNodeError(WireworkError, TypeError):
@@ -138,3 +140,7 @@ class WireworkWarning(UserWarning):
 
 class FrozenMachineWarning(WireworkWarning):
     """A frozen machine was skipped although its retraining rules asked for training."""
+
+
+class FitCacheWarning(WireworkWarning):
+    """A fit cache could not store or read an entry; the fit went on without it (nothing is lost)."""

@@ -10,7 +10,7 @@ import pytest
 from _counting import Counting, fits
 from sklearn.base import clone
 from sklearn.linear_model import Ridge
-from sklearn.preprocessing import StandardScaler
+from sklearn.preprocessing import FunctionTransformer, StandardScaler
 
 import wirework as ww
 
@@ -194,3 +194,47 @@ def test_transformer_outputs_are_not_kept():
         ww.machine(Ridge(), scaler.transform(X_DATA), Y_DATA).fit(cache=cache)
     assert fits() == ["scale"] and [what for tag, what in Counting.events].count("transform") == 2
     assert cache.stats()["values"] == 0 and cache.value_misses == 0
+
+
+def test_a_location_that_is_a_file_is_refused(tmp_path):
+    path = tmp_path / "entries"
+    path.write_text("not a directory")
+    with pytest.raises(ww.ParameterError, match=r"FitCache location '.*entries' is a file\. Give a directory"):
+        ww.FitCache(location=path)
+
+
+@pytest.mark.parametrize("bounded", [False, True])
+def test_a_fit_the_cache_cannot_store_is_kept_with_a_warning(tmp_path, bounded):
+    cache = ww.FitCache(max_bytes=10**6) if bounded else ww.FitCache(location=tmp_path)
+    unpicklable = FunctionTransformer(func=lambda X: X * 2.0)  # a lambda does not pickle
+    mach = ww.machine(unpicklable, X_DATA)
+    with pytest.warns(ww.FitCacheWarning, match=r"could not store a fitted FunctionTransformer .*the fit is kept"):
+        mach.fit(cache=cache)
+    assert mach.state == 1 and np.array_equal(mach.transform(X_DATA)(), X_DATA * 2.0)
+    assert len(cache) == 0 and list(tmp_path.rglob("*.tmp")) == []  # nothing half-written
+
+
+def test_an_unreadable_entry_is_a_miss_with_a_warning_and_is_replaced(tmp_path):
+    cache = ww.FitCache(location=tmp_path)
+    train(cache)
+    (entry,) = tmp_path.glob("*/*.pkl")
+    entry.write_bytes(b"cnowhere_to_be_found\nThing\n.")  # a pickle of a class no module provides
+    Counting.events.clear()
+    with pytest.warns(ww.FitCacheWarning, match=rf"entry {entry.name} could not be read \(ModuleNotFoundError"):
+        mach = train(cache)
+    assert fits() == ["ridge"] and mach.state == 1
+    assert isinstance(pickle.loads(entry.read_bytes()), Counting)  # replaced by the new fit
+    entry.write_bytes(b"\x80\x05")  # cut short
+    with pytest.warns(ww.FitCacheWarning, match="could not be read"):
+        train(cache)
+
+
+def test_entries_another_process_removes_meanwhile_are_skipped(tmp_path, monkeypatch):
+    cache = ww.FitCache(location=tmp_path, max_bytes=10**6)
+    train(cache)
+    real_glob = type(tmp_path).glob
+    gone = tmp_path / "ab" / "gone.pkl"  # listed, then removed before it is looked at
+    monkeypatch.setattr(type(tmp_path), "glob", lambda self, pattern: [*real_glob(self, pattern), gone])
+    assert len(cache) == 1 and cache.nbytes > 0
+    train(cache, alpha=2.0)  # stores, then evicts by size: the missing file is no error
+    assert len(cache) == 2

@@ -20,12 +20,13 @@ import os
 import pickle
 import tempfile
 import threading
+import warnings
 from collections import OrderedDict
 from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
-from wirework.errors import ArgumentError
+from wirework.errors import ArgumentError, FitCacheWarning, ParameterError
 from wirework.graph.fingerprint import model_token, tokenize
 
 __all__ = ["FitCache"]
@@ -86,6 +87,11 @@ class FitCache:
         self._values: dict[str, dict[str, tuple[Any, int | None]]] = {}  # per fit: value token -> value, size
         self._lock = threading.Lock()
         if self.location is not None:
+            if self.location.exists() and not self.location.is_dir():
+                raise ParameterError(
+                    f"FitCache location {str(self.location)!r} is a file. Give a directory (it is created "
+                    "if missing) that holds nothing but this cache."
+                )
             self.location.mkdir(parents=True, exist_ok=True)
 
     def __repr__(self) -> str:
@@ -136,9 +142,20 @@ class FitCache:
         try:
             with open(path, "rb") as handle:
                 fitted = pickle.load(handle)  # noqa: S301 - a directory the user created for this cache
-        except (FileNotFoundError, EOFError, pickle.UnpicklingError):
+        except FileNotFoundError:  # not stored, or evicted by another process
             return None
-        os.utime(path)
+        except Exception as error:  # cut short, or written by other library versions: fit again
+            warnings.warn(
+                f"FitCache entry {path.name} could not be read ({type(error).__name__}: {error}); the model is "
+                "fitted again and the entry replaced.",
+                FitCacheWarning,
+                stacklevel=2,
+            )
+            return None
+        try:
+            os.utime(path)
+        except OSError:  # evicted by another process meanwhile: the model read is still good
+            pass
         return fitted
 
     def applied(self, fit_key: str, fitted: Any, operation: str, value: Any, compute: Callable[[], Any]) -> Any:
@@ -175,7 +192,23 @@ class FitCache:
         return result
 
     def put(self, key: str, fitted: Any) -> None:
-        """Store ``fitted`` under ``key`` (then evict down to ``max_bytes``)."""
+        """Store ``fitted`` under ``key`` (then evict down to ``max_bytes``).
+
+        A fit that cannot be pickled (to measure or write it) or written (a
+        full disk, say) is not stored, with a :class:`FitCacheWarning`; the
+        caller keeps its fit.
+        """
+        try:
+            self._put(key, fitted)
+        except Exception as error:
+            warnings.warn(
+                f"FitCache could not store a fitted {type(fitted).__name__} ({type(error).__name__}: {error}); "
+                "the fit is kept, but not cached.",
+                FitCacheWarning,
+                stacklevel=2,
+            )
+
+    def _put(self, key: str, fitted: Any) -> None:
         if self.location is None and self.max_bytes is None:  # nothing needs the size: not measured
             payload = None
         else:
@@ -206,8 +239,22 @@ class FitCache:
         return self.location / key[:2] / f"{key}.pkl"
 
     def _files(self) -> list[Path]:
+        """The entries' files, least recently used first."""
+        return [path for path, _ in self._sized()]
+
+    def _sized(self) -> list[tuple[Path, int]]:
+        """Each entry's file and size, least recently used first; files another process removes meanwhile
+        are left out."""
         assert self.location is not None
-        return sorted(self.location.glob("*/*.pkl"), key=lambda p: p.stat().st_mtime)
+        found = []
+        for path in self.location.glob("*/*.pkl"):
+            try:
+                stat = path.stat()
+            except FileNotFoundError:
+                continue
+            found.append((stat.st_mtime, path, stat.st_size))
+        found.sort(key=lambda entry: entry[0])
+        return [(path, size) for _, path, size in found]
 
     def _evict(self) -> None:
         if self.max_bytes is None:
@@ -222,12 +269,12 @@ class FitCache:
                 total -= size + self._values_size(key)
                 self._values.pop(key, None)
             return
-        files = self._files()
-        total = sum(p.stat().st_size for p in files)
-        for path in files:
+        files = self._sized()
+        total = sum(size for _, size in files)
+        for path, size in files:
             if total <= self.max_bytes:
                 break
-            total -= path.stat().st_size
+            total -= size
             path.unlink(missing_ok=True)
 
     def _values_size(self, fit_key: str) -> int:
@@ -249,7 +296,7 @@ class FitCache:
             sizes = [size for _, size in self._entries.values()]
             sizes += [size for kept in self._values.values() for _, size in kept.values()]
             return None if None in sizes else sum(sizes)
-        return sum(p.stat().st_size for p in self._files())
+        return sum(size for _, size in self._sized())
 
     def __len__(self) -> int:
         return len(self._entries) if self.location is None else len(self._files())
