@@ -40,3 +40,19 @@ class Fragile(RegressorMixin, BaseEstimator):
 
     def predict(self, X: Any) -> Any:
         return np.full(len(X), self.mean_)
+
+
+class Brittle(RegressorMixin, BaseEstimator):
+    """Fits; its ``predict`` raises ``KeyError`` while ``broken`` is true (a hyperparameter to fix)."""
+
+    def __init__(self, broken: bool = False) -> None:
+        self.broken = broken
+
+    def fit(self, X: Any, y: Any) -> Brittle:
+        self.mean_ = float(np.mean(y))
+        return self
+
+    def predict(self, X: Any) -> Any:
+        if self.broken:
+            raise KeyError("Brittle was told to break")
+        return np.full(len(X), self.mean_)

@@ -2,7 +2,7 @@
 
 import numpy as np
 import pytest
-from _probes import Fragile, ThreadProbe
+from _probes import Brittle, Fragile, ThreadProbe
 from sklearn.datasets import make_regression
 from sklearn.ensemble import RandomForestRegressor
 from sklearn.linear_model import Ridge
@@ -71,6 +71,22 @@ class TestExecutorConformance:
         yhat.fit(executor=executor)
         assert (good.state, bad.state, judge.state) == (1, 1, 1)
         assert good.report()["action"] == "skipped"
+
+    def test_a_prediction_failing_in_training_fails_the_machine_that_needs_it(self, executor):
+        X = ww.source(X_DATA, name="X")
+        y = ww.source(Y_DATA, name="y")
+        brittle = ww.machine(Brittle(broken=True), X, y, name="brittle")
+        judge = ww.machine(Ridge(), ww.hcat(brittle.predict(X)), y, name="judge")
+        yhat = judge.predict(ww.hcat(brittle.predict(X)))
+        with pytest.raises(ww.MachineApplyError, match=r"Machine 'brittle' \(Brittle\) failed in predict\(\)") as info:
+            yhat.fit(executor=executor)
+        assert isinstance(info.value, KeyError) and info.value.machine is brittle
+        assert brittle.state == 1 and judge.state == 0
+        report = judge.report()
+        assert report["action"] == "failed" and report["reason"].startswith("its training values: MachineApplyError")
+        brittle.model.broken = False
+        yhat.fit(executor=executor)
+        assert (brittle.state, judge.state) == (2, 1)
 
     def test_continue_trains_what_failures_do_not_block(self, executor):
         X = ww.source(X_DATA, name="X")

@@ -445,4 +445,5 @@ def test_a_model_that_cannot_be_copied_fails_its_machine_clearly():
     assert isinstance(info.value, AttributeError) and isinstance(info.value.__cause__, AttributeError)
     assert "its repr raised AttributeError" in str(info.value)
     assert mach.report()["action"] == "failed" and mach.report()["state"] == 1
+    assert mach.report()["reason"].endswith("copying the model raised AttributeError")  # its own words, kept
     assert upstream.report()["action"] == "skipped" and upstream.state == 1

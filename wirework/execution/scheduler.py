@@ -151,6 +151,7 @@ def _as_ready(
             try:
                 job = machine._plan(run, force=force or id(machine) in forced_ids)
             except WireworkError as error:
+                _unplanned(machine, error)
                 failed(k, error)
                 continue
             if job is None:
@@ -197,6 +198,7 @@ def _one_at_a_time(
         try:
             job = machine._plan(run, force=force or id(machine) in forced_ids)
         except WireworkError as error:
+            _unplanned(machine, error)
             failure = error
             job = None
         if job is not None:
@@ -212,6 +214,15 @@ _NONE_FORCED: frozenset[int] = frozenset()
 def _block(machine: Machine, why: str) -> None:
     """Report ``machine`` as not visited by the rules: a failure stopped the pass or blocks it."""
     machine._report = {"action": "blocked", "reason": why}
+
+
+def _unplanned(machine: Machine, error: WireworkError) -> None:
+    """Report ``machine`` as failed before its fit: reading or checking its training values raised.
+
+    An error of the machine's own (copying its model) has reported it already.
+    """
+    if getattr(error, "machine", None) is not machine:
+        machine._report = {"action": "failed", "reason": f"its training values: {type(error).__name__}: {error}"}
 
 
 def _record(job: Job, outcome: tuple[Any, BaseException | None], run: FitPass) -> WireworkError | None:
