@@ -4,6 +4,8 @@ import re
 import subprocess
 import sys
 
+import pytest
+
 from wirework.cli.main import main
 
 
@@ -24,3 +26,10 @@ def test_python_dash_m_runs_the_command_line():
     assert "demo" in done.stdout
     failed = subprocess.run([sys.executable, "-m", "wirework", "nonsense"], capture_output=True, text=True)
     assert failed.returncode == 2 and "invalid choice" in failed.stderr
+
+
+@pytest.mark.parametrize("bad", ["-3", "two"])
+def test_rows_must_be_a_whole_number_of_at_least_zero(bad, capsys):
+    with pytest.raises(SystemExit) as stop:
+        main(["demo", "--rows", bad])
+    assert stop.value.code == 2 and "expected a whole number >= 0" in capsys.readouterr().err
