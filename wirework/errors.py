@@ -16,6 +16,7 @@ __all__ = [
     "DataError",
     "ArgumentError",
     "ParameterError",
+    "StorageError",
     "LazyNodeError",
     "MachineFitError",
     "MachineApplyError",
@@ -56,8 +57,12 @@ class ArgumentError(WireworkError, TypeError):
 
 
 class ParameterError(WireworkError, ValueError):
-    """A parameter that cannot be taken: ``set_params`` got a name the estimator does not have, or nested
-    into something without parameters; a setting with an impossible value (a cache location that is a file)."""
+    """``set_params`` got a name the estimator does not have, or nested into something without parameters."""
+
+
+class StorageError(WireworkError, OSError):
+    """A path cannot hold what was asked: a directory where a file is wanted (or the reverse), a directory
+    that does not exist, or the system refused to write (the system's error is chained as the cause)."""
 
 
 class LazyNodeError(WireworkError, TypeError):

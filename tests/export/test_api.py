@@ -95,10 +95,21 @@ def test_save_onnx_writes_the_file_atomically(tmp_path, monkeypatch, iris_tree):
     original = path.read_bytes()
     with monkeypatch.context() as patch:
         patch.setattr(type(path), "write_bytes", fail_midway)
-        with pytest.raises(OSError, match="disk full"):
+        with pytest.raises(ww.StorageError, match=r"save_onnx could not write .*tree\.onnx': disk full\. A file") as info:
             ww.save_onnx(tree, path, dtype="float32")
+    assert isinstance(info.value, OSError) and str(info.value.__cause__) == "disk full"
     assert sorted(p.name for p in tmp_path.iterdir()) == ["tree.onnx"]  # nothing half-written
     assert path.read_bytes() == original  # and the finished file is kept
+
+
+def test_save_onnx_refuses_a_directory_or_a_missing_one_before_exporting(tmp_path, monkeypatch, iris_tree):
+    X, tree = iris_tree
+    monkeypatch.setattr(ww.export.api, "to_onnx", lambda *a, **k: pytest.fail("exported before the path was checked"))
+    with pytest.raises(ww.StorageError, match=r"is a directory\. Give a file path such as '.*model\.onnx'"):
+        ww.save_onnx(tree, tmp_path)
+    with pytest.raises(OSError, match=r"the directory '.*missing' does not exist\. Create it first"):
+        ww.save_onnx(tree, tmp_path / "missing" / "tree.onnx")
+    assert list(tmp_path.iterdir()) == []
 
 
 def test_bad_requests_are_refused(iris_tree):

@@ -196,11 +196,14 @@ def test_transformer_outputs_are_not_kept():
     assert cache.stats()["values"] == 0 and cache.value_misses == 0
 
 
-def test_a_location_that_is_a_file_is_refused(tmp_path):
+def test_a_location_that_cannot_be_a_directory_is_refused(tmp_path):
     path = tmp_path / "entries"
     path.write_text("not a directory")
-    with pytest.raises(ww.ParameterError, match=r"FitCache location '.*entries' is a file\. Give a directory"):
+    with pytest.raises(ww.StorageError, match=r"FitCache location '.*entries' is a file\. Give a directory"):
         ww.FitCache(location=path)
+    with pytest.raises(OSError, match=r"FitCache cannot use '.*entries/cache' as its directory") as info:
+        ww.FitCache(location=path / "cache")  # under a file
+    assert isinstance(info.value, ww.StorageError) and isinstance(info.value.__cause__, OSError)
 
 
 @pytest.mark.parametrize("bounded", [False, True])

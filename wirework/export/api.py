@@ -29,7 +29,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from wirework.errors import ExportError, NotTrainedError
+from wirework.errors import ExportError, NotTrainedError, StorageError
 from wirework.export.builder import ML_DOMAIN, GraphBuilder, resolve_dtype
 from wirework.export.heads import class_values
 from wirework.export.registry import converter_for
@@ -262,12 +262,24 @@ def to_onnx(
 
 def save_onnx(obj: Any, path: str | os.PathLike, X_sample: Any = None, **options: Any) -> Path:
     """Export ``obj`` (see :func:`to_onnx`) and write it to ``path`` atomically; returns the path."""
-    model = to_onnx(obj, X_sample, **options)
     path = Path(path)
+    if path.is_dir():  # checked before the export, which can take a while
+        example = str(path / "model.onnx")
+        raise StorageError(f"save_onnx: {str(path)!r} is a directory. Give a file path such as {example!r}.")
+    if not path.parent.is_dir():
+        raise StorageError(
+            f"save_onnx cannot write {str(path)!r}: the directory {str(path.parent)!r} does not exist. "
+            "Create it first."
+        )
+    model = to_onnx(obj, X_sample, **options)
     temporary = path.with_name(f".{path.name}.partial")
     try:
         temporary.write_bytes(model.SerializeToString())
         os.replace(temporary, path)
+    except OSError as error:
+        raise StorageError(
+            f"save_onnx could not write {str(path)!r}: {error}. A file already there is unchanged."
+        ) from error
     finally:
         temporary.unlink(missing_ok=True)
     return path

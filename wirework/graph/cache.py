@@ -26,7 +26,7 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
-from wirework.errors import ArgumentError, FitCacheWarning, ParameterError
+from wirework.errors import ArgumentError, FitCacheWarning, StorageError
 from wirework.graph.fingerprint import model_token, tokenize
 
 __all__ = ["FitCache"]
@@ -88,11 +88,17 @@ class FitCache:
         self._lock = threading.Lock()
         if self.location is not None:
             if self.location.exists() and not self.location.is_dir():
-                raise ParameterError(
+                raise StorageError(
                     f"FitCache location {str(self.location)!r} is a file. Give a directory (it is created "
                     "if missing) that holds nothing but this cache."
                 )
-            self.location.mkdir(parents=True, exist_ok=True)
+            try:
+                self.location.mkdir(parents=True, exist_ok=True)
+            except OSError as error:
+                raise StorageError(
+                    f"FitCache cannot use {str(self.location)!r} as its directory: {error}. Give a directory "
+                    "this process may write."
+                ) from error
 
     def __repr__(self) -> str:
         where = "memory" if self.location is None else str(self.location)
