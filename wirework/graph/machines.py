@@ -558,13 +558,15 @@ def fresh_copy(model: Any, params: dict[str, Any] | None = None) -> Any:
         })
         if hasattr(model, "_metadata_request"):
             copied._metadata_request = clone(model._metadata_request, safe=False)
-        _copy_output_config(model, copied)
+        config = getattr(model, "_sklearn_output_config", None)
+        if config is not None:  # set_output(...), kept as clone() keeps it
+            copied._sklearn_output_config = copy.deepcopy(config)
         return copied
     return clone(model, safe=False)
 
 
 def _copy_output_config(model: Any, copied: Any) -> None:
-    """Give ``copied`` the ``set_output`` configuration of ``model`` (as ``sklearn.base.clone`` does), or none."""
+    """Give ``copied`` (a copy of a fitted model) the ``set_output`` configuration of ``model``, or none."""
     config = getattr(model, "_sklearn_output_config", None)
     if config is not None:
         copied._sklearn_output_config = copy.deepcopy(config)
