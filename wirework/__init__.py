@@ -23,11 +23,11 @@ from wirework.errors import (
     FrozenMachineWarning,
     GraphError,
     LazyNodeError,
-    StorageError,
     MachineApplyError,
     MachineFitError,
     NotTrainedError,
     ParameterError,
+    StorageError,
     WireworkError,
     WireworkWarning,
 )

@@ -29,7 +29,7 @@ from sklearn.utils.validation import validate_data
 from wirework.errors import ArgumentError, DataError, GraphError, NotTrainedError, ParameterError, WireworkError
 from wirework.graph.cache import FitCache
 from wirework.graph.data import describe
-from wirework.graph.fingerprint import attributes_getter, param_values, tokenize
+from wirework.graph.fingerprint import attributes_getter, param_names, tokenize
 from wirework.graph.machines import Machine
 from wirework.graph.nodes import Source, source
 from wirework.graph.topology import training_order, upstream_sources
@@ -87,6 +87,8 @@ def _layout(kind: type) -> _Layout:
 
 
 _PLAIN = frozenset({type(None), bool, int, float, str})
+#: What scikit-learn's check of the training data sets on the estimator (and a refused fit puts back).
+_INPUT_ATTRIBUTES = ("n_features_in_", "feature_names_in_")
 
 
 def _quick_key(value: Any) -> tuple | None:
@@ -446,7 +448,7 @@ class Composite(BaseEstimator):
                 f"{type(self).__name__} requires y to be passed, but the target y is None. Call fit(X, y)."
             )
         common = {"reset": True, "accept_sparse": ("csr", "csc"), "dtype": None, "ensure_all_finite": False}
-        kept = {name: self.__dict__[name] for name in ("n_features_in_", "feature_names_in_") if name in self.__dict__}
+        kept = {name: self.__dict__[name] for name in _INPUT_ATTRIBUTES if name in self.__dict__}
         try:
             if y is None:
                 checked_X, checked_y = validate_data(self, X, **common), None
@@ -455,7 +457,7 @@ class Composite(BaseEstimator):
                 if kind == "classifier":
                     check_classification_targets(checked_y)
         except (ValueError, TypeError) as error:
-            for name in ("n_features_in_", "feature_names_in_"):  # as the last fit left them (the check resets them)
+            for name in _INPUT_ATTRIBUTES:  # as the last fit left them (the check resets them)
                 self.__dict__.pop(name, None)
             self.__dict__.update(kept)
             raise _unusable(self, "fit", error) from error
@@ -659,9 +661,9 @@ def _unknown_names(component: Any, params: dict[str, Any], alone: bool) -> tuple
     """
     if isinstance(component, Composite):
         return [], []
-    found = param_values(component) if getattr(type(component), "set_params", None) is BaseEstimator.set_params else None
-    if found is not None and not any("__" in key for key in params):
-        return [key for key in params if key not in found[0]], sorted(found[0])
+    plain = _plain_names(component)
+    if plain is not None and not any("__" in key for key in params):
+        return [key for key in params if key not in plain], sorted(plain)
     if alone:
         return [], []
     try:
@@ -676,6 +678,13 @@ def _unknown_names(component: Any, params: dict[str, Any], alone: bool) -> tuple
     return [key for key in params if not known(key)], sorted(name for name in names if "__" not in name)
 
 
+def _plain_names(component: Any) -> tuple[str, ...] | None:
+    """The parameter names of a component whose ``get_params`` and ``set_params`` are ``BaseEstimator``'s."""
+    if getattr(type(component), "set_params", None) is not BaseEstimator.set_params:
+        return None
+    return param_names(component)
+
+
 def _set_component(component: Any, params: dict[str, Any]) -> None:
     """``component.set_params(**params)``.
 
@@ -684,8 +693,8 @@ def _set_component(component: Any, params: dict[str, Any]) -> None:
     the attributes are set directly, which is what ``set_params`` does
     after reading the class signature to check the names.
     """
-    found = param_values(component) if getattr(type(component), "set_params", None) is BaseEstimator.set_params else None
-    if found is None or not all(name in found[0] for name in params):
+    plain = _plain_names(component)
+    if plain is None or not all(name in plain for name in params):
         component.set_params(**params)
         return
     for name, value in params.items():

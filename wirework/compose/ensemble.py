@@ -134,17 +134,17 @@ class Bagging(Composite):
             raise GraphError(f"{owner} needs a target: call fit(X, y).")
         if isinstance(self.n_estimators, bool) or not isinstance(self.n_estimators, int) or self.n_estimators < 1:
             raise GraphError(f"{owner}: n_estimators must be an int >= 1. Received: {self.n_estimators!r}.")
+        if not hasattr(self.estimator, "fit"):
+            raise ArgumentError(
+                f"{owner}: expected estimator to be a model with fit() (a scikit-learn regressor or classifier). "
+                f"Received: {describe(self.estimator)}."
+            )
         classifier = self._kind() == "classifier"
         if classifier:
             _classifier_needs(owner, self.estimator, "estimator")
         labels = machine(LabelEncoder(), y, name="labels") if classifier else None
         target: Node = labels.transform(y) if labels is not None else y
         seeds = _ops.private_rng(self.random_state).randint(np.iinfo(np.int32).max, size=self.n_estimators)
-        if not hasattr(self.estimator, "fit"):
-            raise ArgumentError(
-                f"{owner}: expected estimator to be a model with fit() (a scikit-learn regressor or classifier). "
-                f"Received: {describe(self.estimator)}."
-            )
         seeded = "random_state" in self.estimator.get_params(deep=False)
         members = []
         for k, seed in enumerate(seeds):

@@ -75,7 +75,7 @@ from typing import Any
 import numpy as np
 import xxhash
 
-__all__ = ["MAX_DEPTH", "model_token", "param_values", "shallow_params", "tokenize"]
+__all__ = ["MAX_DEPTH", "model_token", "param_names", "param_values", "shallow_params", "tokenize"]
 
 #: Containers nested deeper than this are hashed by rule 9 (pickle).
 MAX_DEPTH = 100
@@ -358,7 +358,21 @@ def param_values(obj: Any) -> tuple[tuple[str, ...], tuple] | None:
     reads the signature with ``inspect`` on every call). The names tuple is
     the same object on every call.
     """
-    kind = type(obj)
+    entry = _param_entry(type(obj))
+    if entry is None:
+        return None
+    names, getter = entry
+    return names, getter(obj)
+
+
+def param_names(obj: Any) -> tuple[str, ...] | None:
+    """The names of :func:`param_values` without reading the values, or ``None`` when it would give ``None``."""
+    entry = _param_entry(type(obj))
+    return None if entry is None else entry[0]
+
+
+def _param_entry(kind: type) -> tuple[tuple[str, ...], Callable[[Any], tuple]] | None:
+    """A plain estimator class's parameter names and their getter (kept per class), else ``None``."""
     entry = _PARAM_GETTERS.get(kind)
     if entry is None:
         base = sys.modules.get("sklearn.base")
@@ -369,10 +383,7 @@ def param_values(obj: Any) -> tuple[tuple[str, ...], tuple] | None:
             return None
         names = tuple(kind._get_param_names())
         entry = _PARAM_GETTERS[kind] = (names, attributes_getter(names))
-    if entry is _NOT_PLAIN:
-        return None
-    names, getter = entry
-    return names, getter(obj)
+    return None if entry is _NOT_PLAIN else entry
 
 
 def attributes_getter(names: tuple[str, ...]) -> Callable[[Any], tuple]:

@@ -558,15 +558,13 @@ def fresh_copy(model: Any, params: dict[str, Any] | None = None) -> Any:
         })
         if hasattr(model, "_metadata_request"):
             copied._metadata_request = clone(model._metadata_request, safe=False)
-        config = getattr(model, "_sklearn_output_config", None)
-        if config is not None:  # set_output(...), kept as clone() keeps it
-            copied._sklearn_output_config = copy.deepcopy(config)
+        _copy_output_config(model, copied)  # as clone() keeps it
         return copied
     return clone(model, safe=False)
 
 
 def _copy_output_config(model: Any, copied: Any) -> None:
-    """Give ``copied`` (a copy of a fitted model) the ``set_output`` configuration of ``model``, or none."""
+    """Give ``copied`` the ``set_output`` configuration of ``model``, or none (a fitted copy may have another)."""
     config = getattr(model, "_sklearn_output_config", None)
     if config is not None:
         copied._sklearn_output_config = copy.deepcopy(config)
