@@ -26,3 +26,8 @@ def test_a_cause_of_no_other_builtin_gives_the_plain_class():
         pass
 
     assert type(ww.MachineApplyError.wrapping(Custom(), "c")) is ww.MachineApplyError
+
+
+def test_unavailable_is_an_attribute_error():
+    assert issubclass(ww.UnavailableError, ww.WireworkError) and issubclass(ww.UnavailableError, AttributeError)
+    assert "UnavailableError" in ww.__all__

@@ -28,6 +28,7 @@ from wirework.errors import (
     NotTrainedError,
     ParameterError,
     StorageError,
+    UnavailableError,
     WireworkError,
     WireworkWarning,
 )
@@ -100,6 +101,7 @@ __all__ = [
     "ParameterError",
     "LazyNodeError",
     "StorageError",
+    "UnavailableError",
     "MachineApplyError",
     "MachineFitError",
     "ExportError",

@@ -17,6 +17,7 @@ __all__ = [
     "ArgumentError",
     "ParameterError",
     "StorageError",
+    "UnavailableError",
     "LazyNodeError",
     "MachineFitError",
     "MachineApplyError",
@@ -57,12 +58,18 @@ class ArgumentError(WireworkError, TypeError):
 
 
 class ParameterError(WireworkError, ValueError):
-    """``set_params`` got a name the estimator does not have, or nested into something without parameters."""
+    """``set_params`` got a name the estimator does not have, or nested into something without parameters;
+    or a setting (``set_output``, say) got a value it does not take."""
 
 
 class StorageError(WireworkError, OSError):
     """A path cannot hold what was asked: a directory where a file is wanted (or the reverse), a directory
     that does not exist, or the system refused to write (the system's error is chained as the cause)."""
+
+
+class UnavailableError(WireworkError, AttributeError):
+    """A trained network cannot give what was asked of it: the names of output columns that no machine
+    names (``get_feature_names_out``), for instance. An ``AttributeError``, as scikit-learn raises there."""
 
 
 class LazyNodeError(WireworkError, TypeError):

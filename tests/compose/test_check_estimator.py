@@ -1,12 +1,24 @@
 """scikit-learn's own estimator checks, run over every recipe and a user-defined composite."""
 
+from unittest import SkipTest
+
 import pytest
-from sklearn.base import ClassifierMixin, RegressorMixin, TransformerMixin
+from sklearn.base import ClassifierMixin, RegressorMixin, TransformerMixin, clone
 from sklearn.decomposition import PCA
 from sklearn.linear_model import LogisticRegression, Ridge
-from sklearn.preprocessing import StandardScaler
+from sklearn.preprocessing import PolynomialFeatures, StandardScaler
 from sklearn.tree import DecisionTreeClassifier, DecisionTreeRegressor
-from sklearn.utils.estimator_checks import parametrize_with_checks
+from sklearn.utils.estimator_checks import (
+    check_get_feature_names_out_error,
+    check_global_output_transform_pandas,
+    check_global_set_output_transform_polars,
+    check_set_output_transform,
+    check_set_output_transform_pandas,
+    check_set_output_transform_polars,
+    check_transformer_get_feature_names_out,
+    check_transformer_get_feature_names_out_pandas,
+    parametrize_with_checks,
+)
 
 import wirework as ww
 
@@ -48,6 +60,7 @@ ESTIMATORS = [
     ww.Pipeline([("scale", StandardScaler()), ("ridge", Ridge())]),
     ww.Pipeline([("scale", StandardScaler()), ("logistic", LogisticRegression())]),
     ww.Pipeline([("scale", StandardScaler()), ("ridge", Ridge())], target_transformer=StandardScaler()),
+    ww.Pipeline([("scale", StandardScaler()), ("poly", PolynomialFeatures(degree=2))]),
     ww.TransformedTarget(Ridge(), StandardScaler()),
     ww.Stack([("ridge", Ridge()), ("tree", DecisionTreeRegressor(max_depth=3, random_state=0))], Ridge(), cv=3),
     ww.Stack([("lr", LogisticRegression()), ("tree", DecisionTreeClassifier(max_depth=3, random_state=0))], LogisticRegression(), cv=3),
@@ -81,6 +94,37 @@ def test_sklearn_check_estimator(estimator, check):
 
 def test_kinds_are_declared():
     kinds = [e.__sklearn_tags__().estimator_type for e in ESTIMATORS]
-    assert kinds == ["regressor", "classifier", "regressor", "regressor", "regressor", "classifier", "regressor",
+    assert kinds == ["regressor", "classifier", "regressor", None, "regressor", "regressor", "classifier", "regressor",
                      "regressor", "classifier", "regressor", "classifier", "regressor", "classifier", None]
     assert isinstance(ESTIMATORS[0], ww.Composite) and not isinstance(ESTIMATORS[0], RegressorMixin)
+
+
+#: The composites above that transform: scikit-learn runs its output checks on such transformers separately.
+TRANSFORMERS = [e for e in ESTIMATORS if hasattr(e, "transform")]
+#: scikit-learn's checks of get_feature_names_out and set_output (run by its own test_common, not by
+#: parametrize_with_checks). The polars ones skip themselves when polars is not installed.
+OUTPUT_CHECKS = [
+    check_transformer_get_feature_names_out,
+    check_transformer_get_feature_names_out_pandas,
+    check_get_feature_names_out_error,
+    check_set_output_transform,
+    check_set_output_transform_pandas,
+    check_global_output_transform_pandas,
+    check_set_output_transform_polars,
+    check_global_set_output_transform_polars,
+]
+
+
+def test_the_transformer_composites_are_checked():
+    assert [type(e).__name__ for e in TRANSFORMERS] == ["Pipeline", "Reduce"]
+
+
+@pytest.mark.filterwarnings("ignore::FutureWarning")
+@pytest.mark.filterwarnings("ignore::UserWarning")  # they transform arrays after a fit on a DataFrame, on purpose
+@pytest.mark.parametrize("check", OUTPUT_CHECKS, ids=lambda check: check.__name__)
+@pytest.mark.parametrize("estimator", TRANSFORMERS, ids=lambda estimator: type(estimator).__name__)
+def test_sklearn_output_checks(estimator, check):
+    try:
+        check(type(estimator).__name__, clone(estimator))
+    except SkipTest as skipped:  # polars missing
+        pytest.skip(str(skipped))

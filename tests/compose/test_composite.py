@@ -6,9 +6,11 @@ import numpy as np
 import pandas as pd
 import pytest
 import scipy.sparse as sp
+import sklearn
 from _counting import Counting, fits
-from sklearn.base import RegressorMixin, clone
+from sklearn.base import BaseEstimator, RegressorMixin, clone
 from sklearn.datasets import load_diabetes
+from sklearn.decomposition import PCA
 from sklearn.exceptions import NotFittedError
 from sklearn.ensemble import BaggingRegressor
 from sklearn.linear_model import Lasso, LogisticRegression, Ridge
@@ -447,3 +449,113 @@ def test_kind_follows_a_wrapper_whose_inner_model_changes_kind():
     pipe.set_params(model=GridSearchCV(LogisticRegression(), {"C": [1.0]}, cv=2)).fit(X_DATA, labels)
     assert pipe.network_ is network
     np.testing.assert_array_equal(pipe.classes_, [0, 1])
+
+
+# -- the output of transform: get_feature_names_out and set_output -----------------------------------------
+
+
+class LogScaled(ww.Composite):
+    """A transformer composite whose output is a static node, which no machine names."""
+
+    def network(self, X, y=None):
+        scaled = ww.machine(StandardScaler(), X).transform(X)
+        return ww.Signature(transform=ww.node(np.abs, scaled))
+
+
+class Unnamed(BaseEstimator):
+    """A transformer without get_feature_names_out."""
+
+    def fit(self, X, y=None):
+        return self
+
+    def transform(self, X):
+        return np.asarray(X) * 2.0
+
+
+def test_a_transformer_composite_names_its_columns_through_its_machines():
+    X = load_diabetes(as_frame=True).data
+    pipe = ww.Pipeline([("scale", StandardScaler()), ("skip", "passthrough"), ("pca", PCA(n_components=3))]).fit(X)
+    assert list(pipe.get_feature_names_out()) == ["pca0", "pca1", "pca2"]
+    scaled = ww.Pipeline([("scale", StandardScaler())]).fit(X.to_numpy())
+    assert list(scaled.get_feature_names_out()) == [f"x{k}" for k in range(10)]
+    assert list(scaled.get_feature_names_out(list("abcdefghij"))) == list("abcdefghij")
+    assert list(ww.Pipeline([("scale", StandardScaler())]).fit(X).get_feature_names_out()) == list(X.columns)
+
+
+def test_feature_names_refuse_wrong_input_names_and_unnamed_outputs():
+    X = load_diabetes(as_frame=True).data
+    fitted = ww.Pipeline([("scale", StandardScaler())]).fit(X)
+    with pytest.raises(ww.DataError, match="not equal to feature_names_in_"):
+        fitted.get_feature_names_out(list("abcdefghij"))
+    with pytest.raises(ww.DataError, match=r"length equal to number of features \(10\), got 2"):
+        ww.Pipeline([("scale", StandardScaler())]).fit(X.to_numpy()).get_feature_names_out(["a", "b"])
+    with pytest.raises(ww.NotTrainedError):
+        ww.Pipeline([("scale", StandardScaler())]).get_feature_names_out()
+    with pytest.raises(ww.UnavailableError, match=r"Machine 'double' \(Unnamed\).*has no get_feature_names_out") as caught:
+        ww.Pipeline([("scale", StandardScaler()), ("double", Unnamed())]).fit(X).get_feature_names_out()
+    assert isinstance(caught.value, AttributeError)
+    with pytest.raises(ww.UnavailableError, match="only a chain of machine transforms"):
+        LogScaled().fit(X).get_feature_names_out()
+    assert not hasattr(ww.Pipeline([("scale", StandardScaler()), ("ridge", Ridge())]), "get_feature_names_out")
+    assert not hasattr(ww.Pipeline([("scale", StandardScaler()), ("ridge", Ridge())]), "set_output")
+
+
+def test_set_output_gives_dataframes_at_once_and_the_steps_from_the_next_fit():
+    X = load_diabetes(as_frame=True).data.iloc[50:]  # an index that does not start at 0
+    pipe = ww.Pipeline([("scale", StandardScaler()), ("pca", PCA(n_components=3))]).fit(X)
+    before = pipe.transform(X)
+    assert type(before) is np.ndarray
+    out = pipe.set_output(transform="pandas").transform(X)  # the trained network, unchanged
+    assert list(out.columns) == ["pca0", "pca1", "pca2"] and out.index.equals(X.index)
+    assert np.array_equal(out.to_numpy(), before)
+    assert {m.name: m.report()["action"] for m in pipe.machines_} == {"scale": "trained", "pca": "trained"}
+    assert pipe.steps[0][1]._sklearn_output_config == {"transform": "pandas"}  # the steps, as scikit-learn's
+    pipe.fit(X)  # the steps' new setting is a change: they retrain, the scaler now hands PCA a DataFrame
+    assert {m.name: m.report()["action"] for m in pipe.machines_} == {"scale": "updated", "pca": "trained"}
+    assert list(pipe.fitted_params_()["pca"].feature_names_in_) == list(X.columns)
+    assert np.allclose(pipe.fit_transform(X).to_numpy(), before)
+    pipe.set_output(transform="default")  # "default": what the network computes, and its steps still say pandas
+    assert type(pipe.transform(X)) is pd.DataFrame
+    assert type(pipe.fit(X).transform(X)) is np.ndarray
+
+
+def test_global_transform_output_reaches_composites():
+    X = load_diabetes(as_frame=True).data
+    pipe = ww.Pipeline([("scale", StandardScaler())]).fit(X)
+    with sklearn.config_context(transform_output="pandas"):
+        assert list(pipe.transform(X).columns) == list(X.columns)
+    assert type(pipe.transform(X)) is np.ndarray
+
+
+def test_a_composite_inside_a_scikit_learn_pipeline_follows_its_set_output():
+    X, y = load_diabetes(return_X_y=True, as_frame=True)
+    inner = ww.Pipeline([("scale", StandardScaler())])
+    outer = Pipeline([("inner", inner), ("ridge", Ridge())]).set_output(transform="pandas").fit(X, y)
+    assert list(outer[-1].feature_names_in_) == list(X.columns)  # the ridge got the composite's DataFrame
+    assert np.allclose(outer.predict(X), make_pipeline(StandardScaler(), Ridge()).fit(X, y).predict(X))
+
+
+def test_bad_set_output_changes_nothing():
+    steps = [("scale", StandardScaler()), ("double", Unnamed())]
+    pipe = ww.Pipeline(steps)
+    with pytest.raises(ww.ParameterError, match="step 'double' \\(Unnamed\\): it has no set_output"):
+        pipe.set_output(transform="pandas")
+    assert not hasattr(steps[0][1], "_sklearn_output_config") and not hasattr(pipe, "_sklearn_output_config")
+    scaled = ww.Pipeline([("scale", StandardScaler())])
+    with pytest.raises(ww.ParameterError, match="Received: 'arrow'"):
+        scaled.set_output(transform="arrow")
+    assert not hasattr(scaled, "_sklearn_output_config") and not hasattr(scaled.steps[0][1], "_sklearn_output_config")
+    assert scaled.set_output(transform=None) is scaled and not hasattr(scaled, "_sklearn_output_config")
+
+
+def test_output_a_dataframe_cannot_hold_is_a_data_error():
+    from sklearn.preprocessing import OneHotEncoder
+
+    X = np.array([["a"], ["b"], ["a"]], dtype=object)
+    pipe = ww.Pipeline([("onehot", OneHotEncoder())]).fit(X)  # sparse output
+    pipe._sklearn_output_config = {"transform": "pandas"}  # as scikit-learn's own set_output would leave it
+    with pytest.raises(ww.DataError, match="cannot give its output as asked: .*sparse"):
+        pipe.transform(X)
+    pipe._sklearn_output_config = {"transform": "arrow"}
+    with pytest.raises(ww.DataError, match="output config must be in"):
+        pipe.transform(X)

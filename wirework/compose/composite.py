@@ -21,17 +21,26 @@ import pandas as pd
 from sklearn.base import BaseEstimator, ClassifierMixin, ClusterMixin, RegressorMixin
 from sklearn.metrics import accuracy_score, r2_score
 from sklearn.utils import get_tags
+from sklearn.utils._set_output import _wrap_data_with_container
 from sklearn.utils._tags import ClassifierTags, RegressorTags, TransformerTags
 from sklearn.utils.metaestimators import available_if
 from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import validate_data
 
-from wirework.errors import ArgumentError, DataError, GraphError, NotTrainedError, ParameterError, WireworkError
+from wirework.errors import (
+    ArgumentError,
+    DataError,
+    GraphError,
+    NotTrainedError,
+    ParameterError,
+    UnavailableError,
+    WireworkError,
+)
 from wirework.graph.cache import FitCache
 from wirework.graph.data import describe
 from wirework.graph.fingerprint import attributes_getter, param_names, tokenize
 from wirework.graph.machines import Machine
-from wirework.graph.nodes import Source, source
+from wirework.graph.nodes import Node, Source, source
 from wirework.graph.topology import training_order, upstream_sources
 from wirework.graph.training import FitPass, TrainingValues, fit_pass
 from wirework.compose.signature import Signature
@@ -188,6 +197,8 @@ class Composite(BaseEstimator):
     Operations (``predict``, ``predict_proba``, ``predict_log_proba``,
     ``decision_function``, ``transform``, ``inverse_transform``) exist
     exactly when the signature returned by :meth:`network` provides them.
+    A composite that transforms also has ``get_feature_names_out`` and
+    ``set_output``, as scikit-learn's transformers.
 
     Attributes
     ----------
@@ -217,6 +228,9 @@ class Composite(BaseEstimator):
     >>> ScaledRidge(alpha=0.1).fit(X, y).predict(X[:2]).round(2)
     array([0.02, 1.01])
     """
+
+    #: scikit-learn's ``set_output`` machinery may wrap what ``transform`` returns (see ``_output``).
+    _sklearn_auto_wrap_output_keys = frozenset({"transform"})
 
     @classmethod
     def _get_param_names(cls) -> list[str]:
@@ -590,8 +604,91 @@ class Composite(BaseEstimator):
 
     @available_if(_offers("transform"))
     def transform(self, X: Any) -> Any:
-        """The network's ``transform`` output on ``X``."""
-        return self._run("transform", X)
+        """The network's ``transform`` output on ``X``, in the container ``set_output`` asks for."""
+        return self._output(self._run("transform", X), X)
+
+    def _output(self, values: Any, X: Any) -> Any:
+        """``values`` in the container of this composite's ``set_output`` (or the global ``transform_output``)."""
+        try:
+            return _wrap_data_with_container("transform", values, X, self)
+        except ValueError as error:  # an unknown container, or sparse output for a DataFrame
+            raise DataError(f"{type(self).__name__}.transform cannot give its output as asked: {error}") from error
+
+    @available_if(_offers("transform"))
+    def set_output(self, *, transform: str | None = None) -> Composite:
+        """Set the container of ``transform`` and ``fit_transform`` output, as scikit-learn's transformers.
+
+        Parameters
+        ----------
+        transform : {"default", "pandas", "polars"} or None
+            ``"pandas"`` or ``"polars"``: a DataFrame whose columns are
+            :meth:`get_feature_names_out` (and whose index is the input's,
+            for pandas); ``"default"``: what the network computes; ``None``:
+            unchanged. It applies at once, to the trained network too.
+
+        Raises
+        ------
+        ParameterError
+            Any other value.
+        """
+        if transform is None:
+            return self
+        if transform not in _OUTPUTS:
+            raise ParameterError(
+                f"set_output(transform=...) takes one of {sorted(_OUTPUTS)} or None. Received: {transform!r}."
+            )
+        self._sklearn_output_config = {**getattr(self, "_sklearn_output_config", {}), "transform": transform}
+        return self
+
+    @available_if(_offers("transform"))
+    def get_feature_names_out(self, input_features: Any = None) -> np.ndarray:
+        """Names of the columns ``transform`` gives, as scikit-learn's transformers name them.
+
+        Each machine on the way from ``X`` to the ``transform`` output is
+        asked in turn (its trained model's ``get_feature_names_out``, given
+        the names of its input), so a network that only chains machine
+        transforms, as ``ww.Pipeline`` does, names its columns. A composite
+        whose output is computed otherwise overrides this method.
+
+        Parameters
+        ----------
+        input_features : array-like of str, optional
+            Names of the input columns; default ``feature_names_in_``, or
+            ``x0``, ``x1``… when ``fit`` got no column names.
+
+        Raises
+        ------
+        NotTrainedError
+            Before ``fit``.
+        DataError
+            ``input_features`` of the wrong length, or not ``feature_names_in_``.
+        UnavailableError
+            The output is not a chain of machine transforms from ``X``, or a
+            machine's model does not name its output (also an ``AttributeError``).
+        """
+        network = self._ready()
+        names = self._input_names(input_features)
+        return np.asarray(_names_out(self, network["transform"], self._built.X, names), dtype=object)
+
+    def _input_names(self, input_features: Any) -> np.ndarray:
+        """``input_features`` checked against what ``fit`` saw, or the names ``fit`` saw (``x<k>`` if none)."""
+        seen = self.__dict__.get("feature_names_in_")
+        if input_features is None:
+            if seen is not None:
+                return np.asarray(seen, dtype=object)
+            return np.asarray([f"x{k}" for k in range(self.n_features_in_)], dtype=object)
+        given = np.asarray(input_features, dtype=object)
+        if seen is not None and (given.shape != seen.shape or not np.array_equal(given, seen)):
+            raise DataError(
+                f"input_features is not equal to feature_names_in_ of this {type(self).__name__}: received "
+                f"{list(given)}, fitted on {list(seen)}. Pass None to use the names fit saw."
+            )
+        if given.ndim != 1 or len(given) != self.n_features_in_:
+            raise DataError(
+                f"input_features should have length equal to number of features ({self.n_features_in_}), "
+                f"got {given.size}."
+            )
+        return given
 
     @available_if(_offers("transform"))
     def fit_transform(self, X: Any, y: Any = None) -> Any:
@@ -637,6 +734,30 @@ class Composite(BaseEstimator):
                 built.signature, built.X, built.y, built.structure, built.objects, built.machines, data=built.data
             )
         return state
+
+
+#: The containers ``set_output`` offers (scikit-learn's).
+_OUTPUTS = frozenset({"default", "pandas", "polars"})
+
+
+def _names_out(owner: Composite, node: Node, X: Source, names: np.ndarray) -> Any:
+    """Names of the columns of ``node``'s value, given the ``names`` of ``X``'s: asked of each machine on the way."""
+    if node is X:
+        return names
+    if node.kind != "dynamic" or node.operation != "transform":
+        raise UnavailableError(
+            f"{type(owner).__name__}.get_feature_names_out cannot name the columns of {node!r}: only a chain of "
+            "machine transforms from X can be named that way. Override get_feature_names_out in the composite."
+        )
+    inner = _names_out(owner, node.parents[0], X, names)
+    model = node.machine.fitted_model
+    if not hasattr(model, "get_feature_names_out"):
+        raise UnavailableError(
+            f"{type(owner).__name__}.get_feature_names_out cannot name the columns of {node.machine._title()}: "
+            f"its model, {type(model).__name__}, has no get_feature_names_out. Give it one, or override "
+            "get_feature_names_out in the composite."
+        )
+    return model.get_feature_names_out(inner)
 
 
 def _unusable(owner: Composite, method: str, error: Exception) -> WireworkError:

@@ -6,12 +6,13 @@ from typing import Any
 
 from sklearn.base import DensityMixin, OutlierMixin
 from sklearn.utils import get_tags
+from sklearn.utils.metaestimators import available_if
 
-from wirework.errors import GraphError
+from wirework.errors import GraphError, ParameterError
 from wirework.graph.machines import Machine, machine
 from wirework.graph.nodes import Node, Source
 from wirework.compose._named import NamedEstimators, check_named
-from wirework.compose.composite import _KIND_MIXINS, Composite
+from wirework.compose.composite import _KIND_MIXINS, Composite, _offers
 from wirework.compose.signature import Signature
 
 __all__ = ["Pipeline", "TransformedTarget"]
@@ -117,6 +118,40 @@ class Pipeline(NamedEstimators, Composite):
         except Exception:
             return None
         return None
+
+    @available_if(_offers("transform"))
+    def set_output(self, *, transform: str | None = None) -> Pipeline:
+        """Set the output container of every step that transforms, and of the pipeline, as scikit-learn's.
+
+        The steps are the components as given (``steps``): their new setting
+        is a change that the next ``fit`` retrains them for (a step that
+        outputs a DataFrame can change what the next step learns: its
+        ``feature_names_in_``, say). The pipeline's own setting applies at
+        once: ``"pandas"`` or ``"polars"`` puts the trained network's output
+        in that container, named by :meth:`get_feature_names_out`, while
+        ``"default"`` gives what the trained network computes, which is what
+        its steps were set to when they trained, until the next ``fit``.
+
+        Raises
+        ------
+        ParameterError
+            A value other than ``"default"``, ``"pandas"``, ``"polars"`` or
+            ``None``, or a step that transforms but has no ``set_output``.
+            Nothing is changed.
+        """
+        if transform is None:
+            return self
+        steps = [(name, step) for name, step in self._live_steps() if hasattr(step, "transform")]
+        for name, step in steps:  # every step checked before any changes
+            if not hasattr(step, "set_output"):
+                raise ParameterError(
+                    f"Pipeline.set_output cannot configure step {name!r} ({type(step).__name__}): it has no "
+                    "set_output. Give it one (scikit-learn's TransformerMixin), or leave the output as it is."
+                )
+        super().set_output(transform=transform)  # checks the value
+        for _, step in steps:
+            step.set_output(transform=transform)
+        return self
 
     def network(self, X: Source, y: Source | None = None) -> Signature:
         steps = self._live_steps()
