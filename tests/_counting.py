@@ -59,6 +59,18 @@ class Counting(BaseEstimator):
         return self._call("inverse_transform", X)
 
 
+class WeightedCounting(Counting):
+    """``Counting`` whose ``fit`` names ``sample_weight`` (so ``has_fit_parameter`` sees it); logs the weights seen."""
+
+    weights: ClassVar[list[tuple[str, Any]]] = []
+
+    def fit(self, X: Any, y: Any = None, sample_weight: Any = None) -> WeightedCounting:
+        WeightedCounting.weights.append((self.tag, None if sample_weight is None else np.array(sample_weight)))
+        if sample_weight is None:
+            return super().fit(X, y)
+        return super().fit(X, y, sample_weight=sample_weight)
+
+
 class Toy(BaseEstimator):
     """A fast model for random networks: learns a mean, adds it and ``shift``."""
 

@@ -164,7 +164,7 @@ def test_network_that_returns_no_signature():
 def test_signature_node_that_does_not_descend_from_the_sources():
     with pytest.raises(ww.GraphError, match=r"predict node of Disconnected\.network\(\) depends on sources.*Sources it reaches: Z"):
         Disconnected().fit(X_DATA, Y_DATA)
-    with pytest.raises(ww.GraphError, match=r"trains on data that does not come from the X or y"):
+    with pytest.raises(ww.GraphError, match=r"trains on data that does not come from the X, y or sample_weight"):
         TrainsOnForeignData().fit(X_DATA, Y_DATA)
 
 
@@ -428,7 +428,7 @@ def test_new_arrays_are_checked_again_the_same_ones_are_not(monkeypatch):
     assert model.n_features_in_ == X_DATA.shape[1]
     checked = []
     real = ww.Composite._check_fit_data
-    monkeypatch.setattr(ww.Composite, "_check_fit_data", lambda self, X, y: checked.append(1) or real(self, X, y))
+    monkeypatch.setattr(ww.Composite, "_check_fit_data", lambda self, X, y, w=None: checked.append(1) or real(self, X, y, w))
     model.fit(X_DATA, Y_DATA)  # the very arrays of the last fit
     assert checked == []
     model.fit(X_DATA[:, :4].copy(), Y_DATA)  # another X: checked, its feature count kept

@@ -31,11 +31,17 @@ def private_rng(random_state: Any) -> np.random.RandomState:
 def seeded_cv(cv: Any, classifier: bool, random_state: Any) -> Any:
     """``cv`` as a splitter; a shuffling splitter without seed gets one from ``random_state``.
 
+    An int stays an int (``check_cv`` picks the splitter with the data); an
+    iterable of ``(train, test)`` pairs becomes scikit-learn's splitter over
+    them.
+
     A fixed seed makes the splits a pure function of the data, so every fit
     pass (and every learner) sees the same folds.
     """
     if isinstance(cv, (int, np.integer)) and not isinstance(cv, bool):
         return int(cv)
+    if cv is not None and not hasattr(cv, "split") and hasattr(cv, "__iter__"):
+        return check_cv(cv)  # (train, test) pairs, as scikit-learn takes them: read once, kept as a splitter
     if hasattr(cv, "random_state") and getattr(cv, "shuffle", True) and cv.random_state is None:
         cv = copy.deepcopy(cv)
         seed = private_rng(random_state).randint(np.iinfo(np.int32).max)

@@ -10,6 +10,7 @@ change touches, by the retraining rules of the core.
 
 from __future__ import annotations
 
+import inspect
 import types
 import weakref
 from collections.abc import Callable
@@ -25,7 +26,7 @@ from sklearn.utils._set_output import _wrap_data_with_container
 from sklearn.utils._tags import ClassifierTags, RegressorTags, TransformerTags
 from sklearn.utils.metaestimators import available_if
 from sklearn.utils.multiclass import check_classification_targets
-from sklearn.utils.validation import validate_data
+from sklearn.utils.validation import _check_sample_weight, has_fit_parameter, validate_data
 
 from wirework.errors import (
     ArgumentError,
@@ -45,7 +46,7 @@ from wirework.graph.topology import training_order, upstream_sources
 from wirework.graph.training import FitPass, TrainingValues, fit_pass
 from wirework.compose.signature import Signature
 
-__all__ = ["Composite", "is_estimator"]
+__all__ = ["Composite", "WeightedFit", "check_weighted", "is_estimator"]
 
 
 def is_estimator(value: Any) -> bool:
@@ -162,8 +163,9 @@ class _Built:
     structure: str
     objects: list[Any]
     machines: list[Machine]
+    w: Source | None = None  # the sample_weight source, when the network was built for weights
     store: TrainingValues = field(default_factory=TrainingValues)
-    data: tuple[str | None, str | None] = (None, None)
+    data: tuple[str | None, ...] = (None, None, None)  # tokens of X, y and sample_weight
     seen: tuple[Any, Any] = (None, None)  # weak references to the X and y given to the last fit
     quick: tuple | None = None  # Composite._quick() of the parameters it was last found to hold for
     kind: str | None = None  # the composite's _kind() for those parameters
@@ -362,7 +364,7 @@ class Composite(BaseEstimator):
             raise ArgumentError(f"Expected cache to be a ww.FitCache or None. Received: {describe(cache)}.")
         return cache
 
-    def _structure(self, objects: list[Any], supervised: bool, quick: tuple | None = None) -> str:
+    def _structure(self, objects: list[Any], supervised: bool, quick: tuple | None = None, weighted: bool = False) -> str:
         """Token of the parameters that shape the network (not where or how it trains).
 
         When every parameter is a plain value, an estimator, or a list or
@@ -371,59 +373,60 @@ class Composite(BaseEstimator):
         :meth:`_quick` when the caller has it.
         """
         if quick is None:
-            quick = self._quick(supervised)
+            quick = self._quick(supervised, weighted)
         last = self.__dict__.get("_last_structure")
         if quick is not None and last is not None and last[0] == quick:
             objects.extend(last[2])  # the same objects, in the same places
             return last[1]
         layout = _layout(type(self))
         params = dict(zip(layout.shape, layout.shape_values(self)))
-        token = tokenize(_skeleton(params, objects), supervised)
+        token = tokenize(_skeleton(params, objects), supervised, weighted)
         self._last_structure = (quick, token, list(objects))
         return token
 
-    def _build(self, supervised: bool) -> _Built:
+    def _build(self, supervised: bool, weighted: bool = False) -> _Built:
         objects: list[Any] = []
-        structure = self._structure(objects, supervised)
+        structure = self._structure(objects, supervised, weighted=weighted)
         X = source(name="X")
         y = source(name="y") if supervised else None
-        signature = self.network(X, y)
+        w = source(name="sample_weight") if weighted else None
+        signature = self.network(X, y, sample_weight=w) if weighted else self.network(X, y)
         if not isinstance(signature, Signature):
             raise GraphError(
                 f"{type(self).__name__}.network() must return a ww.Signature. Received: {describe(signature)}. "
                 "End it with: return ww.Signature(predict=...)."
             )
-        allowed = {X} if y is None else {X, y}
+        allowed = {X, *([] if y is None else [y]), *([] if w is None else [w])}
         machines = training_order(signature.nodes())
         for name, node in [*signature.items(), *signature.report.items()]:
             foreign = [s for s in upstream_sources([node]) if s not in allowed]
             if foreign:
                 reachable = ", ".join(s.name or "<unnamed source>" for s in node.sources()) or "none"
                 raise GraphError(
-                    f"The {name} node of {type(self).__name__}.network() depends on sources that are not the X or y "
-                    f"given to network(). Sources it reaches: {reachable}. Build every node from X and y."
+                    f"The {name} node of {type(self).__name__}.network() depends on sources that are not the X, y or "
+                    f"sample_weight given to network(). Sources it reaches: {reachable}. Build every node from them."
                 )
         for mach in machines:
             foreign = [s for s in upstream_sources(mach.args) if s not in allowed]
             if foreign:
                 raise GraphError(
                     f"{mach._title()} in {type(self).__name__}.network() trains on data that does not come from "
-                    "the X or y given to network(). Build every training argument from X and y."
+                    "the X, y or sample_weight given to network(). Build every training argument from them."
                 )
-        return _Built(signature, X, y, structure, objects, machines)
+        return _Built(signature, X, y, structure, objects, machines, w)
 
-    def _quick(self, supervised: bool) -> tuple | None:
+    def _quick(self, supervised: bool, weighted: bool = False) -> tuple | None:
         """:func:`_quick_key` of the parameters that shape the network, or ``None`` when only hashing can tell."""
-        return _quick_key((_layout(type(self)).shape_values(self), supervised))
+        return _quick_key((_layout(type(self)).shape_values(self), supervised, weighted))
 
-    def _network_for(self, supervised: bool) -> _Built:
+    def _network_for(self, supervised: bool, weighted: bool = False) -> _Built:
         """The network built earlier when its structure still holds, else a new one."""
         built = self.__dict__.get("_built")
-        quick = self._quick(supervised)
+        quick = self._quick(supervised, weighted)
         if built is not None and quick is not None and quick == built.quick:
             return built  # the same parameters, components by identity, as when it was last used
         objects: list[Any] = []
-        structure = self._structure(objects, supervised, quick=quick)
+        structure = self._structure(objects, supervised, quick=quick, weighted=weighted)
         if built is not None and built.structure == structure:
             replaced = [(old, new) for old, new in zip(built.objects, objects) if old is not new]
             if not replaced:
@@ -440,7 +443,7 @@ class Composite(BaseEstimator):
                             mach.model = new
                 built.objects = objects
                 return built.holds(quick, self._kind())
-        self._built = self._build(supervised)
+        self._built = self._build(supervised, weighted)
         return self._built.holds(quick, self._kind())
 
     def _provides(self, operation: str) -> bool:
@@ -455,7 +458,7 @@ class Composite(BaseEstimator):
 
     # -- fitting ---------------------------------------------------------------
 
-    def _check_fit_data(self, X: Any, y: Any) -> tuple[Any, Any]:
+    def _check_fit_data(self, X: Any, y: Any, sample_weight: Any = None) -> tuple[Any, Any, Any]:
         kind = self._kind()
         if y is None and kind in ("classifier", "regressor"):
             raise DataError(
@@ -470,6 +473,8 @@ class Composite(BaseEstimator):
                 checked_X, checked_y = validate_data(self, X, y, multi_output=False, **common)
                 if kind == "classifier":
                     check_classification_targets(checked_y)
+            if sample_weight is not None:
+                sample_weight = _check_sample_weight(sample_weight, checked_X)
         except (ValueError, TypeError) as error:
             for name in _INPUT_ATTRIBUTES:  # as the last fit left them (the check resets them)
                 self.__dict__.pop(name, None)
@@ -477,33 +482,57 @@ class Composite(BaseEstimator):
             raise _unusable(self, "fit", error) from error
         if isinstance(y, pd.Series):
             checked_y = y
-        return (X if isinstance(X, pd.DataFrame) else checked_X), checked_y
+        return (X if isinstance(X, pd.DataFrame) else checked_X), checked_y, sample_weight
 
-    def fit(self, X: Any, y: Any = None) -> Composite:
+    def fit(self, X: Any, y: Any = None, **fit_params: Any) -> Composite:
         """Build the network (once) and train it on ``X`` and ``y``.
 
         A later ``fit`` on equal data (compared by content token) retrains
         only the machines whose hyperparameters, components or upstream
         machines changed.
+
+        ``sample_weight=`` is taken when :meth:`network` has a
+        ``sample_weight`` parameter (it then gets a third source node);
+        no other fit parameter is.
         """
+        sample_weight = fit_params.pop("sample_weight", None)
+        if fit_params:
+            raise ArgumentError(
+                f"{type(self).__name__}.fit takes X, y and sample_weight. Received also: {sorted(fit_params)}. "
+                "Set a component's options with set_params, or give its training data a node in network()."
+            )
+        return self._fit(X, y, sample_weight)
+
+    def _fit(self, X: Any, y: Any, sample_weight: Any) -> Composite:
+        """``fit``, with the weights given (``None``: unweighted)."""
         incoming = (X, y)
         built = last = self.__dict__.get("_built")
+        weighted = sample_weight is not None
+        if weighted and not _takes_weights(type(self)):
+            raise ArgumentError(
+                f"{type(self).__name__}.fit got sample_weight, but its network() has no sample_weight parameter "
+                "to receive them as a source. Add one (network(self, X, y=None, sample_weight=None)) and train "
+                "the machines that should see the weights on it, or fit without sample_weight."
+            )
         same_arrays = (
-            built is not None
+            not weighted
+            and built is not None
             and type(X) is np.ndarray
             and X.ndim == 2
             and (y is None or (type(y) is np.ndarray and y.ndim == 1))
             and _are_seen(built.seen, X, y)
         )
         if not same_arrays:  # the very arrays of the last fit were checked then; their tokens say if they changed
-            X, y = self._check_fit_data(X, y)
-        built = self._network_for(y is not None)
+            X, y, sample_weight = self._check_fit_data(X, y, sample_weight)
+        built = self._network_for(y is not None, weighted)
         layout = _layout(type(self))
         execution = dict(zip(layout.execution, layout.execution_values(self)))
-        data = (tokenize(X), None if y is None else tokenize(y))
+        data = (tokenize(X), None if y is None else tokenize(y), None if not weighted else tokenize(sample_weight))
         built.X.rebind(X, fingerprint=data[0])
         if built.y is not None:
             built.y.rebind(y, fingerprint=data[1])
+        if built.w is not None:
+            built.w.rebind(sample_weight, fingerprint=data[2])
         if data != built.data:
             built.store.clear()
         try:
@@ -529,6 +558,8 @@ class Composite(BaseEstimator):
             built.X.release()
             if built.y is not None:
                 built.y.release()
+            if built.w is not None:
+                built.w.release()
         built.data = data
         if not same_arrays or built is not last:
             built.seen = (_weak(incoming[0]), _weak(incoming[1]))
@@ -691,9 +722,9 @@ class Composite(BaseEstimator):
         return given
 
     @available_if(_offers("transform"))
-    def fit_transform(self, X: Any, y: Any = None) -> Any:
+    def fit_transform(self, X: Any, y: Any = None, **fit_params: Any) -> Any:
         """Fit, then transform ``X``."""
-        return self.fit(X, y).transform(X)
+        return self.fit(X, y, **fit_params).transform(X)
 
     @available_if(_offers("inverse_transform"))
     def inverse_transform(self, X: Any) -> Any:
@@ -731,7 +762,8 @@ class Composite(BaseEstimator):
         built = state.get("_built")
         if built is not None:  # kept values of training data are not worth pickling
             state["_built"] = _Built(
-                built.signature, built.X, built.y, built.structure, built.objects, built.machines, data=built.data
+                built.signature, built.X, built.y, built.structure, built.objects, built.machines, built.w,
+                data=built.data,
             )
         return state
 
@@ -758,6 +790,24 @@ def _names_out(owner: Composite, node: Node, X: Source, names: np.ndarray) -> An
             "get_feature_names_out in the composite."
         )
     return model.get_feature_names_out(inner)
+
+
+class WeightedFit:
+    """Mixin (before ``Composite``) for a composite whose ``network`` takes ``sample_weight``: a ``fit`` that
+    names it, so scikit-learn's ``has_fit_parameter`` (and the meta-estimators that ask it) see the weights."""
+
+    def fit(self, X: Any, y: Any = None, sample_weight: Any = None) -> Composite:
+        """Build the network (once) and train it on ``X``, ``y`` and ``sample_weight`` (see ``Composite.fit``)."""
+        return self._fit(X, y, sample_weight)
+
+
+def check_weighted(owner: str, name: str, estimator: Any) -> None:
+    """Raise unless ``estimator.fit`` takes ``sample_weight`` (``owner``'s component ``name`` is to get them)."""
+    if not has_fit_parameter(estimator, "sample_weight"):
+        raise ArgumentError(
+            f"{owner}: {name} ({type(estimator).__name__}) takes no sample_weight in fit, so it cannot train "
+            "on the weights given. Fit without sample_weight, or use a model whose fit takes them."
+        )
 
 
 def _unusable(owner: Composite, method: str, error: Exception) -> WireworkError:
@@ -820,6 +870,17 @@ def _set_component(component: Any, params: dict[str, Any]) -> None:
         return
     for name, value in params.items():
         setattr(component, name, value)
+
+
+#: Per class: whether its ``network`` takes a ``sample_weight`` source.
+_WEIGHTED_CLASSES: dict[type, bool] = {}
+
+
+def _takes_weights(kind: type) -> bool:
+    known = _WEIGHTED_CLASSES.get(kind)
+    if known is None:
+        known = _WEIGHTED_CLASSES[kind] = "sample_weight" in inspect.signature(kind.network).parameters
+    return known
 
 
 def _weak(value: Any) -> Any:

@@ -16,7 +16,7 @@ from wirework.graph.machines import Machine, machine
 from wirework.graph.nodes import Node, Source, node
 from wirework.compose import _ops
 from wirework.compose._named import NamedEstimators, check_named
-from wirework.compose.composite import Composite
+from wirework.compose.composite import Composite, WeightedFit, check_weighted
 from wirework.compose.pipeline import _kind_of
 from wirework.compose.signature import Signature
 
@@ -73,12 +73,15 @@ class Seeded(BaseEstimator):
         return self.estimator_.predict_proba(X)
 
 
-class Bagging(Composite):
+class Bagging(WeightedFit, Composite):
     """``n_estimators`` machines sharing one model, each on a bootstrap sample of the rows.
 
     Regression averages the members' predictions; classification averages
     their probabilities (every member sees every class: a class missing from
-    a bootstrap draw gets one of its rows added).
+    a bootstrap draw gets one of its rows added). With
+    ``fit(X, y, sample_weight=w)`` each member trains on its drawn rows'
+    weights (a row drawn twice comes twice, with its weight each time); the
+    draws do not depend on the weights.
 
     Parameters
     ----------
@@ -128,7 +131,7 @@ class Bagging(Composite):
     def _kind(self) -> str | None:
         return _kind_of(self.estimator)
 
-    def network(self, X: Source, y: Source | None = None) -> Signature:
+    def network(self, X: Source, y: Source | None = None, sample_weight: Source | None = None) -> Signature:
         owner = type(self).__name__
         if y is None:
             raise GraphError(f"{owner} needs a target: call fit(X, y).")
@@ -142,24 +145,28 @@ class Bagging(Composite):
         classifier = self._kind() == "classifier"
         if classifier:
             _classifier_needs(owner, self.estimator, "estimator")
+        if sample_weight is not None:
+            check_weighted(owner, "estimator", self.estimator)
         labels = machine(LabelEncoder(), y, name="labels") if classifier else None
         target: Node = labels.transform(y) if labels is not None else y
+        data = (X, target) if sample_weight is None else (X, target, sample_weight)
         seeds = _ops.private_rng(self.random_state).randint(np.iinfo(np.int32).max, size=self.n_estimators)
         seeded = "random_state" in self.estimator.get_params(deep=False)
         members = []
         for k, seed in enumerate(seeds):
             rows = node(_ops.bootstrap_rows, target, int(seed), self.max_samples, classifier)
             model = Seeded(self.estimator, int(seed)) if seeded else self.estimator
-            members.append(machine(model, node(take_rows, X, rows), node(take_rows, target, rows), name=f"member{k + 1}"))
+            members.append(machine(model, *(node(take_rows, value, rows) for value in data), name=f"member{k + 1}"))
         return Signature(**_averaged(members, X, labels, None))
 
 
-class Average(NamedEstimators, Composite):
+class Average(NamedEstimators, WeightedFit, Composite):
     """A (weighted) average of several models, each trained on all rows.
 
     Regressors: mean of predictions. Classifiers: mean of probabilities
     (soft voting). The same model object may appear under several names:
-    its machines then share it.
+    its machines then share it. ``fit(X, y, sample_weight=w)`` trains every
+    model with the weights, as scikit-learn's voting estimators do.
 
     Parameters
     ----------
@@ -196,7 +203,7 @@ class Average(NamedEstimators, Composite):
             return None
         return kinds.pop() if len(kinds) == 1 else None
 
-    def network(self, X: Source, y: Source | None = None) -> Signature:
+    def network(self, X: Source, y: Source | None = None, sample_weight: Source | None = None) -> Signature:
         owner = type(self).__name__
         estimators = check_named(owner, "estimators", self.estimators)
         if y is None:
@@ -213,6 +220,7 @@ class Average(NamedEstimators, Composite):
                     f"Received: {self.weights!r}."
                 )
         classifier = kinds == ["classifier"]
+        row_weights = () if sample_weight is None else (sample_weight,)
         labels = machine(LabelEncoder(), y, name="labels") if classifier else None
         target: Node = labels.transform(y) if labels is not None else y
         members = []
@@ -221,5 +229,7 @@ class Average(NamedEstimators, Composite):
                 _classifier_needs(owner, estimator, name)
             elif not hasattr(estimator, "predict"):
                 raise GraphError(f"{owner}: {name} ({type(estimator).__name__}) has no predict().")
-            members.append(machine(estimator, X, target, name=name))
+            if sample_weight is not None:
+                check_weighted(owner, name, estimator)
+            members.append(machine(estimator, X, target, *row_weights, name=name))
         return Signature(**_averaged(members, X, labels, weights))

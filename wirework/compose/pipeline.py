@@ -7,12 +7,13 @@ from typing import Any
 from sklearn.base import DensityMixin, OutlierMixin
 from sklearn.utils import get_tags
 from sklearn.utils.metaestimators import available_if
+from sklearn.utils.validation import has_fit_parameter
 
-from wirework.errors import GraphError, ParameterError
+from wirework.errors import ArgumentError, GraphError, ParameterError
 from wirework.graph.machines import Machine, machine
 from wirework.graph.nodes import Node, Source
 from wirework.compose._named import NamedEstimators, check_named
-from wirework.compose.composite import _KIND_MIXINS, Composite, _offers
+from wirework.compose.composite import _KIND_MIXINS, Composite, WeightedFit, _offers, check_weighted
 from wirework.compose.signature import Signature
 
 __all__ = ["Pipeline", "TransformedTarget"]
@@ -48,14 +49,18 @@ def _kind_of(estimator: Any) -> str | None:
 
 
 def _final_outputs(
-    final: Any, Z: Node, y: Source | Node | None, name: str, target: Any = None
+    final: Any, Z: Node, y: Source | Node | None, name: str, target: Any = None, weights: Source | None = None
 ) -> tuple[dict[str, Node], Machine]:
-    """The operations a last step offers, as nodes (through a target transformer if given), and its machine."""
+    """The operations a last step offers, as nodes (through a target transformer if given), and its machine.
+
+    ``weights``: the sample weights the last step trains with, if any.
+    """
+    row_weights = () if weights is None else (weights,)
     if target is not None and y is not None:
         scale = machine(target, y, name="target_transformer")
-        mach = machine(final, Z, scale.transform(y), name=name)
+        mach = machine(final, Z, scale.transform(y), *row_weights, name=name)
         return {"predict": scale.inverse_transform(mach.predict(Z))}, mach
-    mach = machine(final, Z, y, name=name) if y is not None else machine(final, Z, name=name)
+    mach = machine(final, Z, y, *row_weights, name=name) if y is not None else machine(final, Z, name=name)
     outputs = {}
     for operation in ("predict", "predict_proba", "predict_log_proba", "decision_function", "transform"):
         if hasattr(final, operation):
@@ -68,7 +73,7 @@ def _final_outputs(
     return outputs, mach
 
 
-class Pipeline(NamedEstimators, Composite):
+class Pipeline(NamedEstimators, WeightedFit, Composite):
     """Steps chained as machines: each transformer feeds the next; the last step predicts.
 
     Parameters
@@ -84,6 +89,16 @@ class Pipeline(NamedEstimators, Composite):
     executor, n_jobs : optional
         Where the machines train: ``"sequential"`` (default), ``"threads"``,
         ``"processes"`` or a ``ww.DaskExecutor``, with ``n_jobs`` workers.
+
+    Notes
+    -----
+    ``fit(X, y, sample_weight=w)`` trains every step whose ``fit`` takes
+    ``sample_weight`` with the weights (in scikit-learn:
+    ``Pipeline.fit(X, y, <step>__sample_weight=w)`` for each such step), so
+    integer weights train the pipeline as repeated rows would. A transformer
+    whose ``fit`` takes no weights trains without them; a last step that
+    predicts must take them (``ww.ArgumentError`` otherwise: it would
+    ignore them).
 
     Examples
     --------
@@ -153,10 +168,36 @@ class Pipeline(NamedEstimators, Composite):
             step.set_output(transform=transform)
         return self
 
-    def network(self, X: Source, y: Source | None = None) -> Signature:
+    @staticmethod
+    def _weighted_steps(steps: list[tuple[str, Any]], y: Source | None, sample_weight: Source | None) -> set[str]:
+        """The names of the steps that train with ``sample_weight``: those whose ``fit`` takes it.
+
+        A last step that predicts must take them (it would ignore them), and
+        some step must; a machine takes weights after a target.
+        """
+        if sample_weight is None:
+            return set()
+        if y is None:
+            raise ArgumentError(
+                "Pipeline.fit got sample_weight without y: a machine takes weights after a target "
+                "(X, y, sample_weight). Fit with a target, or without sample_weight."
+            )
+        name, final = steps[-1]
+        if hasattr(final, "predict"):
+            check_weighted("Pipeline", f"its last step {name!r}", final)
+        weighted = {name for name, step in steps if has_fit_parameter(step, "sample_weight")}
+        if not weighted:
+            raise ArgumentError(
+                f"Pipeline: no step takes sample_weight in fit ({', '.join(repr(n) for n, _ in steps)}), so "
+                "the weights given would change nothing. Fit without sample_weight, or add a step that takes them."
+            )
+        return weighted
+
+    def network(self, X: Source, y: Source | None = None, sample_weight: Source | None = None) -> Signature:
         steps = self._live_steps()
         if not steps:
             raise GraphError("Pipeline: every step is 'passthrough' or None; give at least one estimator.")
+        weighted = self._weighted_steps(steps, y, sample_weight)
         Z: Node = X
         chain = []
         for name, step in steps[:-1]:
@@ -165,11 +206,13 @@ class Pipeline(NamedEstimators, Composite):
                     f"Pipeline: step {name!r} ({type(step).__name__}) is not last, so it must have transform(). "
                     "Move it to the end or use a transformer."
                 )
-            mach = machine(step, Z, y, name=name) if y is not None else machine(step, Z, name=name)
+            data = (Z,) if y is None else (Z, y, sample_weight) if name in weighted else (Z, y)
+            mach = machine(step, *data, name=name)
             chain.append(mach)
             Z = mach.transform(Z)
         name, final = steps[-1]
-        outputs, last = _final_outputs(final, Z, y, name, self.target_transformer)
+        weights = sample_weight if name in weighted else None
+        outputs, last = _final_outputs(final, Z, y, name, self.target_transformer, weights)
         if self.target_transformer is None and all(hasattr(s, "inverse_transform") for _, s in steps):
             back: Node = X
             for mach in [*chain, last][::-1]:
@@ -178,13 +221,15 @@ class Pipeline(NamedEstimators, Composite):
         return Signature(**outputs)
 
 
-class TransformedTarget(Composite):
+class TransformedTarget(WeightedFit, Composite):
     """A regressor learning a transformed target, its predictions mapped back.
 
     The seed's example, as scikit-learn's ``TransformedTargetRegressor``:
     ``transformer`` (a ``StandardScaler``, say) is fit on ``y``;
     ``regressor`` on ``(X, transformer.transform(y))``; predictions are
     ``transformer.inverse_transform(regressor.predict(X))``.
+    ``fit(X, y, sample_weight=w)`` trains the regressor with the weights
+    (the transformer without), as scikit-learn's does.
 
     Examples
     --------
@@ -210,9 +255,11 @@ class TransformedTarget(Composite):
     def _components(self) -> list[Any]:
         return [self.regressor]
 
-    def network(self, X: Source, y: Source | None = None) -> Signature:
+    def network(self, X: Source, y: Source | None = None, sample_weight: Source | None = None) -> Signature:
         if y is None:
             raise GraphError("TransformedTarget needs a target: call fit(X, y).")
-        outputs, _ = _final_outputs(self.regressor, X, y, "regressor", self.transformer)
+        if sample_weight is not None:
+            check_weighted("TransformedTarget", "regressor", self.regressor)
+        outputs, _ = _final_outputs(self.regressor, X, y, "regressor", self.transformer, sample_weight)
         return Signature(**outputs)
 

@@ -11,7 +11,7 @@ from wirework.graph.machines import machine
 from wirework.graph.nodes import Node, Source, node
 from wirework.compose import _ops
 from wirework.compose._named import NamedEstimators, check_named
-from wirework.compose.composite import Composite
+from wirework.compose.composite import Composite, WeightedFit, check_weighted
 from wirework.compose.pipeline import _kind_of
 from wirework.compose.signature import Signature
 
@@ -20,7 +20,7 @@ __all__ = ["Stack"]
 _METHODS = ("predict_proba", "decision_function", "predict")
 
 
-class Stack(NamedEstimators, Composite):
+class Stack(NamedEstimators, WeightedFit, Composite):
     """Stacked generalization: base learners' out-of-fold predictions feed a final estimator.
 
     For each base learner, one machine per cross-validation split is trained
@@ -65,6 +65,10 @@ class Stack(NamedEstimators, Composite):
     the first probability column is dropped. Labels are encoded to
     ``0..k-1`` for the learners and decoded in ``predict``.
 
+    ``fit(X, y, sample_weight=w)`` trains every base learner (each fold on
+    its training rows' weights) and the final estimator with the weights,
+    as scikit-learn's stacking does; the folds do not depend on them.
+
     Examples
     --------
     >>> import wirework as ww
@@ -105,11 +109,14 @@ class Stack(NamedEstimators, Composite):
     def _kind(self) -> str | None:
         return _kind_of(self.final_estimator)
 
-    def network(self, X: Source, y: Source | None = None) -> Signature:
+    def network(self, X: Source, y: Source | None = None, sample_weight: Source | None = None) -> Signature:
         owner = type(self).__name__
         estimators = check_named(owner, "estimators", self.estimators)
         if y is None:
             raise GraphError(f"{owner} needs a target: call fit(X, y).")
+        if sample_weight is not None:
+            for name, estimator in [*estimators, ("final_estimator", self.final_estimator)]:
+                check_weighted(owner, name if name == "final_estimator" else f"base learner {name!r}", estimator)
         if isinstance(self.levels, bool) or not isinstance(self.levels, int) or self.levels < 1:
             raise GraphError(f"{owner}: levels must be an int >= 1. Received: {self.levels!r}.")
         classifier = self._kind() == "classifier"
@@ -134,6 +141,7 @@ class Stack(NamedEstimators, Composite):
         splits = node(_ops.cv_splits, X, target, cv, classifier)
         n_splits = _n_splits(cv)
         probabilities = tuple(m == "predict_proba" for m in methods)
+        weights = () if sample_weight is None else (sample_weight,)
 
         train_features: Node = X
         predict_features: Node = X
@@ -143,15 +151,15 @@ class Stack(NamedEstimators, Composite):
             for (name, estimator), method in zip(estimators, methods):
                 fold_predictions = []
                 for i in range(n_splits):
+                    rows = (train_features, target) if sample_weight is None else (train_features, target, sample_weight)
                     fold = machine(
                         estimator,
-                        node(_ops.take, train_features, splits, i, 0),
-                        node(_ops.take, target, splits, i, 0),
+                        *(node(_ops.take, data, splits, i, 0) for data in rows),
                         name=f"{name}{suffix}_fold{i + 1}",
                     )
                     fold_predictions.append(getattr(fold, method)(node(_ops.take, train_features, splits, i, 1)))
                 out_of_fold.append(node(_ops.gather, splits, *fold_predictions))
-                everything = machine(estimator, train_features, target, name=f"{name}{suffix}")
+                everything = machine(estimator, train_features, target, *weights, name=f"{name}{suffix}")
                 full.append(getattr(everything, method)(predict_features))
             train_meta = node(_ops.meta_features, *out_of_fold, probabilities=probabilities)
             predict_meta = node(_ops.meta_features, *full, probabilities=probabilities)
@@ -162,7 +170,7 @@ class Stack(NamedEstimators, Composite):
             train_meta = node(_ops.meta_features, train_meta, probabilities=(False,), passthrough=X)
             predict_meta = node(_ops.meta_features, predict_meta, probabilities=(False,), passthrough=X)
 
-        final = machine(self.final_estimator, train_meta, target, name="final")
+        final = machine(self.final_estimator, train_meta, target, *weights, name="final")
         outputs: dict[str, Node] = {"predict": final.predict(predict_meta)}
         if labels is not None:
             outputs["predict"] = labels.inverse_transform(outputs["predict"])
