@@ -106,3 +106,19 @@ def test_building_never_advances_a_random_state_hyperparameter():
     stack = ww.Stack([("tree", DecisionTreeRegressor(max_depth=2, random_state=0))], Ridge(), cv=KFold(3, shuffle=True),
                      random_state=np.random.RandomState(1))
     assert stack.fit(X_DATA, Y_DATA).score(X_DATA, Y_DATA) > 0.2
+
+
+def test_fitted_attributes_are_scikit_learn_s():
+    X, y = load_iris(return_X_y=True)
+    voters = [("lr", LogisticRegression(max_iter=1000)), ("tree", DecisionTreeClassifier(max_depth=3, random_state=0))]
+    ours = ww.Average(voters)
+    assert not hasattr(ours, "estimators_")
+    ours.fit(X, y)
+    theirs = VotingClassifier(voters, voting="soft").fit(X, y)
+    assert list(ours.named_estimators_) == ["lr", "tree"]
+    assert np.array_equal(ours.estimators_[0].coef_, theirs.estimators_[0].coef_)
+    bag = ww.Bagging(DecisionTreeClassifier(max_depth=3), n_estimators=3, random_state=0).fit(X, y)
+    members = bag.estimators_
+    assert [type(m).__name__ for m in members] == ["DecisionTreeClassifier"] * 3  # not the Seeded wrapper
+    assert len({m.random_state for m in members}) == 3 and all(hasattr(m, "tree_") for m in members)
+    assert not hasattr(ww.Bagging(DecisionTreeClassifier()), "estimators_")

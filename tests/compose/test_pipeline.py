@@ -199,3 +199,12 @@ def test_bad_steps():
         ww.Pipeline([("a", "passthrough")]).fit(X_DATA, Y_DATA)
     with pytest.raises(ww.ArgumentError, match=r"a fit\(\) method .* for machine 'regressor'\. Received: NoneType None"):
         ww.TransformedTarget(None, StandardScaler()).fit(X_DATA, Y_DATA)
+
+
+def test_transformed_target_fitted_attributes_are_scikit_learn_s():
+    ours = ww.TransformedTarget(Ridge(), StandardScaler())
+    assert not hasattr(ours, "regressor_")
+    ours.fit(X_DATA, Y_DATA)
+    theirs = TransformedTargetRegressor(Ridge(), transformer=StandardScaler()).fit(X_DATA, Y_DATA)
+    assert np.array_equal(ours.regressor_.coef_, theirs.regressor_.coef_)
+    assert np.array_equal(ours.transformer_.scale_, theirs.transformer_.scale_)

@@ -154,3 +154,21 @@ def test_base_learner_without_predict_is_a_clear_error():
         ww.Stack([("scale", StandardScaler())], Ridge()).fit(X, y)
     with pytest.raises(ww.GraphError, match=r"final_estimator \(StandardScaler\) has no predict\(\)"):
         ww.Stack(regressors(), StandardScaler()).fit(X, y)
+
+
+def test_fitted_attributes_are_scikit_learn_s():
+    X, y = load_iris(return_X_y=True)
+    learners = [("lr", LogisticRegression(max_iter=1000)), ("nb", GaussianNB())]
+    ours = ww.Stack(learners, LogisticRegression(max_iter=1000), cv=StratifiedKFold(3))
+    assert not hasattr(ours, "final_estimator_") and not hasattr(ours, "estimators_")
+    ours.fit(X, y)
+    theirs = StackingClassifier(learners, LogisticRegression(max_iter=1000), cv=StratifiedKFold(3)).fit(X, y)
+    assert np.array_equal(ours.final_estimator_.coef_, theirs.final_estimator_.coef_)
+    assert list(ours.named_estimators_) == ["lr", "nb"]
+    assert np.array_equal(ours.estimators_[0].coef_, theirs.estimators_[0].coef_)
+    assert ours.estimators_[1] is ours.fitted_params_()["nb"]
+    deep = ww.Stack(learners, LogisticRegression(max_iter=1000), cv=3, levels=2).fit(X, y)
+    assert list(deep.named_estimators_) == ["lr_level1", "nb_level1", "lr_level2", "nb_level2"]
+    ours.set_params(estimators=[("other", GaussianNB())])
+    with pytest.raises(ww.NotTrainedError, match="no trained 'other': its parameters changed since the last fit"):
+        ours.estimators_

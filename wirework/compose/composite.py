@@ -745,6 +745,18 @@ class Composite(BaseEstimator):
         self._ready()
         return {_name(m, k): m.fitted_model for k, m in enumerate(self.machines_, start=1)}
 
+    def _trained(self, names: list[str]) -> dict[str, Any]:
+        """The trained models of the machines ``names`` (scikit-learn's fitted attributes of the recipes)."""
+        self._ready()
+        machines = {m.name: m for m in self.machines_}
+        missing = [name for name in names if name not in machines]
+        if missing:
+            raise NotTrainedError(
+                f"This {type(self).__name__} has no trained {', '.join(map(repr, missing))}: its parameters changed "
+                "since the last fit. Call fit(X, y) again."
+            )
+        return {name: machines[name].fitted_model for name in names}
+
     def report_(self) -> dict[str, Any]:
         """What the last ``fit`` did: each machine's report, and the signature's report values.
 

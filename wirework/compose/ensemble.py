@@ -7,7 +7,7 @@ from typing import Any
 import numpy as np
 from sklearn.base import BaseEstimator, clone
 from sklearn.preprocessing import LabelEncoder
-from sklearn.utils import get_tags
+from sklearn.utils import Bunch, get_tags
 from sklearn.utils.metaestimators import available_if
 
 from wirework.errors import ArgumentError, GraphError
@@ -131,6 +131,13 @@ class Bagging(WeightedFit, Composite):
     def _kind(self) -> str | None:
         return _kind_of(self.estimator)
 
+    @property
+    def estimators_(self) -> list[Any]:
+        """The members' trained models (without the :class:`Seeded` wrapper that gave each its seed)."""
+        self._ready()
+        trained = self._trained([m.name for m in self.machines_ if m.name.startswith("member")]).values()
+        return [model.estimator_ if isinstance(model, Seeded) else model for model in trained]
+
     def network(self, X: Source, y: Source | None = None, sample_weight: Source | None = None) -> Signature:
         owner = type(self).__name__
         if y is None:
@@ -202,6 +209,16 @@ class Average(NamedEstimators, WeightedFit, Composite):
         except Exception:
             return None
         return kinds.pop() if len(kinds) == 1 else None
+
+    @property
+    def named_estimators_(self) -> Bunch:
+        """The trained models, by name."""
+        return Bunch(**self._trained([name for name, _ in check_named(type(self).__name__, "estimators", self.estimators)]))
+
+    @property
+    def estimators_(self) -> list[Any]:
+        """The trained models, in the order of ``estimators``."""
+        return list(self.named_estimators_.values())
 
     def network(self, X: Source, y: Source | None = None, sample_weight: Source | None = None) -> Signature:
         owner = type(self).__name__

@@ -252,6 +252,16 @@ class TransformedTarget(WeightedFit, Composite):
     def _kind(self) -> str | None:
         return "regressor"
 
+    @property
+    def regressor_(self) -> Any:
+        """The regressor, trained on the transformed target."""
+        return self._trained(["regressor"])["regressor"]
+
+    @property
+    def transformer_(self) -> Any:
+        """The transformer, trained on the target."""
+        return self._trained(["target_transformer"])["target_transformer"]
+
     def _components(self) -> list[Any]:
         return [self.regressor]
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from sklearn.preprocessing import LabelEncoder
+from sklearn.utils import Bunch
 
 from wirework.errors import GraphError
 from wirework.graph.machines import machine
@@ -108,6 +109,24 @@ class Stack(NamedEstimators, WeightedFit, Composite):
 
     def _kind(self) -> str | None:
         return _kind_of(self.final_estimator)
+
+    @property
+    def final_estimator_(self) -> Any:
+        """The final estimator, trained on the base learners' out-of-fold predictions."""
+        return self._trained(["final"])["final"]
+
+    @property
+    def named_estimators_(self) -> Bunch:
+        """The base learners trained on all rows (those that predict), by name; ``<name>_level<k>`` when ``levels > 1``."""
+        names = [name for name, _ in check_named(type(self).__name__, "estimators", self.estimators)]
+        levels = self.levels if isinstance(self.levels, int) and self.levels > 1 else 1
+        suffixes = [""] if levels == 1 else [f"_level{k}" for k in range(1, levels + 1)]
+        return Bunch(**self._trained([f"{name}{suffix}" for suffix in suffixes for name in names]))
+
+    @property
+    def estimators_(self) -> list[Any]:
+        """The values of :attr:`named_estimators_`, level by level, each level in the order of ``estimators``."""
+        return list(self.named_estimators_.values())
 
     def network(self, X: Source, y: Source | None = None, sample_weight: Source | None = None) -> Signature:
         owner = type(self).__name__
