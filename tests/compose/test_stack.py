@@ -172,3 +172,23 @@ def test_fitted_attributes_are_scikit_learn_s():
     ours.set_params(estimators=[("other", GaussianNB())])
     with pytest.raises(ww.NotTrainedError, match="no trained 'other': its parameters changed since the last fit"):
         ours.estimators_
+
+
+@pytest.mark.parametrize("method", ["predict_proba", "decision_function", "predict"])
+@pytest.mark.parametrize("load", [load_iris, load_breast_cancer])
+def test_stack_method_equals_scikit_learn(method, load):
+    X, y = load(return_X_y=True)
+    learners = [("lr", LogisticRegression(max_iter=5000)), ("weak", LogisticRegression(C=0.01, max_iter=5000))]
+    ours = ww.Stack(learners, LogisticRegression(max_iter=5000), cv=StratifiedKFold(3), stack_method=method).fit(X, y)
+    theirs = StackingClassifier(learners, LogisticRegression(max_iter=5000), cv=StratifiedKFold(3), stack_method=method)
+    assert np.abs(ours.predict_proba(X) - theirs.fit(X, y).predict_proba(X)).max() <= 1e-10
+
+
+def test_stack_method_that_cannot_apply_is_a_graph_error():
+    X, y = load_iris(return_X_y=True)
+    with pytest.raises(ww.GraphError, match=r"base learner 'svc' \(LinearSVC\) has no predict_proba\(\)"):
+        ww.Stack([("svc", LinearSVC())], LogisticRegression(), stack_method="predict_proba").fit(X, y)
+    with pytest.raises(ww.GraphError, match=r"stack_method must be one of \['auto', 'predict'\] for a regressor"):
+        ww.Stack([("ridge", Ridge())], Ridge(), stack_method="predict_proba").fit(X, y.astype(float))
+    with pytest.raises(ww.GraphError, match=r"Received: 'transform'"):
+        ww.Stack([("lr", LogisticRegression())], LogisticRegression(), stack_method="transform").fit(X, y)

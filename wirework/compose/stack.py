@@ -53,6 +53,12 @@ class Stack(NamedEstimators, WeightedFit, Composite):
     random_state : int, RandomState or None
         Seeds a shuffling ``cv`` splitter that has no seed of its own, so all
         learners and levels share one set of folds.
+    stack_method : {"auto", "predict_proba", "decision_function", "predict"}, default="auto"
+        What the base learners of a classifier stack give the final
+        estimator, as scikit-learn's ``StackingClassifier``: ``"auto"`` takes
+        ``predict_proba``, else ``decision_function``, else ``predict``, per
+        learner; any other value is asked of every learner. A regressor stack
+        always takes ``predict`` (``"auto"`` or ``"predict"``).
     cache : FitCache, optional
         Share fits between clones (defaults to ``ww.set_config(cache=...)``).
     executor, n_jobs : optional
@@ -93,6 +99,7 @@ class Stack(NamedEstimators, WeightedFit, Composite):
         passthrough: bool = False,
         levels: int = 1,
         random_state: Any = None,
+        stack_method: str = "auto",
         cache: Any = None,
         executor: Any = None,
         n_jobs: int | None = None,
@@ -103,6 +110,7 @@ class Stack(NamedEstimators, WeightedFit, Composite):
         self.passthrough = passthrough
         self.levels = levels
         self.random_state = random_state
+        self.stack_method = stack_method
         self.cache = cache
         self.executor = executor
         self.n_jobs = n_jobs
@@ -139,9 +147,15 @@ class Stack(NamedEstimators, WeightedFit, Composite):
         if isinstance(self.levels, bool) or not isinstance(self.levels, int) or self.levels < 1:
             raise GraphError(f"{owner}: levels must be an int >= 1. Received: {self.levels!r}.")
         classifier = self._kind() == "classifier"
+        allowed = ("auto", *_METHODS) if classifier else ("auto", "predict")
+        if not isinstance(self.stack_method, str) or self.stack_method not in allowed:
+            raise GraphError(
+                f"{owner}: stack_method must be one of {list(allowed)} for a {self._kind() or 'stack'} of this "
+                f"final estimator. Received: {self.stack_method!r}."
+            )
         methods = []
         for name, estimator in estimators:
-            wanted = _METHODS if classifier else ("predict",)
+            wanted = (_METHODS if classifier else ("predict",)) if self.stack_method == "auto" else (self.stack_method,)
             method = next((m for m in wanted if hasattr(estimator, m)), None)
             if method is None:
                 raise GraphError(
