@@ -144,7 +144,7 @@ OUTPUT_CHECKS = [
 
 
 def test_the_transformer_composites_are_checked():
-    assert [type(e).__name__ for e in TRANSFORMERS] == ["Pipeline", "Reduce"]
+    assert [type(e).__name__ for e in TRANSFORMERS] == ["Pipeline", "Stack", "Stack", "Stack", "Reduce"]
 
 
 @pytest.mark.filterwarnings("ignore::FutureWarning")

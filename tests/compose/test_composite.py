@@ -559,3 +559,34 @@ def test_output_a_dataframe_cannot_hold_is_a_data_error():
     pipe._sklearn_output_config = {"transform": "arrow"}
     with pytest.raises(ww.DataError, match="output config must be in"):
         pipe.transform(X)
+
+
+class TypeSeen(BaseEstimator):
+    """A transformer that keeps the type of what its transform got."""
+
+    seen: list = []
+
+    def fit(self, X, y=None):
+        return self
+
+    def transform(self, X):
+        TypeSeen.seen.append(type(X))
+        return np.asarray(X, dtype=float)
+
+    def get_feature_names_out(self, input_features=None):
+        return np.asarray(input_features, dtype=object)
+
+
+def test_a_network_trained_on_an_array_gets_an_array_and_the_output_the_caller_s_rows():
+    X = load_diabetes(as_frame=True).data.iloc[100:]
+    pipe = ww.Pipeline([("seen", TypeSeen())]).fit(X.to_numpy())
+    TypeSeen.seen.clear()
+    with pytest.warns(UserWarning, match="X has feature names, but Pipeline was fitted without feature names"):
+        with sklearn.config_context(transform_output="pandas"):
+            out = pipe.transform(X)
+    assert TypeSeen.seen == [np.ndarray]  # as it trained
+    assert out.index.equals(X.index) and list(out.columns) == [f"x{k}" for k in range(10)]
+    framed = ww.Pipeline([("seen", TypeSeen())]).fit(X)
+    TypeSeen.seen.clear()
+    framed.transform(X)
+    assert TypeSeen.seen == [pd.DataFrame]  # trained on a DataFrame: gets one, dtypes kept

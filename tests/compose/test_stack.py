@@ -193,3 +193,44 @@ def test_stack_method_that_cannot_apply_is_a_graph_error():
         ww.Stack([("ridge", Ridge())], Ridge(), stack_method="predict_proba").fit(X, y.astype(float))
     with pytest.raises(ww.GraphError, match=r"Received: 'transform'"):
         ww.Stack([("lr", LogisticRegression())], LogisticRegression(), stack_method="transform").fit(X, y)
+
+
+@pytest.mark.parametrize("passthrough", [False, True])
+def test_transform_gives_the_meta_features_as_scikit_learn(passthrough):
+    X, y = load_iris(return_X_y=True, as_frame=True)
+    learners = [("lr", LogisticRegression(max_iter=1000)), ("nb", GaussianNB())]
+    ours = ww.Stack(learners, LogisticRegression(max_iter=1000), cv=StratifiedKFold(3), passthrough=passthrough).fit(X, y)
+    theirs = StackingClassifier(learners, LogisticRegression(max_iter=1000), cv=StratifiedKFold(3), passthrough=passthrough)
+    theirs.fit(X, y)
+    assert np.abs(np.asarray(ours.transform(X), dtype=float) - theirs.transform(X)).max() <= 1e-10
+    names = [n.replace("stackingclassifier_", "stack_") for n in theirs.get_feature_names_out()]
+    assert list(ours.get_feature_names_out()) == names
+    if passthrough:  # pandas passthrough: a DataFrame, named as get_feature_names_out says
+        assert list(ours.transform(X).columns) == names
+    frame = ours.set_output(transform="pandas").transform(X)
+    assert list(frame.columns) == names and frame.index.equals(X.index)
+
+
+def test_transform_names_of_regressor_binary_and_deeper_stacks():
+    X, y = load_diabetes(return_X_y=True)
+    regressor = ww.Stack([("ridge", Ridge())], Ridge(), cv=KFold(3)).fit(X, y)
+    assert list(regressor.get_feature_names_out()) == ["stack_ridge"]
+    assert np.abs(regressor.transform(X)[:, 0] - regressor.estimators_[0].predict(X)).max() == 0
+    Xb, yb = load_breast_cancer(return_X_y=True)
+    binary = ww.Stack([("nb", GaussianNB())], LogisticRegression(), cv=3).fit(Xb, yb)
+    assert list(binary.get_feature_names_out()) == ["stack_nb"]  # one probability column for two classes
+    Xi, yi = load_iris(return_X_y=True, as_frame=True)
+    deep = ww.Stack([("nb", GaussianNB())], LogisticRegression(max_iter=1000), cv=3, levels=2, passthrough=True)
+    names = list(deep.fit(Xi, yi).get_feature_names_out())
+    assert names == ["stack_nb_level2_0", "stack_nb_level2_1", "stack_nb_level2_2", *Xi.columns]
+    assert list(deep.transform(Xi).columns) == names
+    level2 = deep.fitted_params_()["nb_level2"]
+    assert list(level2.feature_names_in_) == ["stack_nb_level1_0", "stack_nb_level1_1", "stack_nb_level1_2", *Xi.columns]
+
+
+def test_a_stack_exports_its_predictions_by_default_and_its_transform_when_asked():
+    X, y = load_diabetes(return_X_y=True)
+    stack = ww.Stack([("ridge", Ridge())], Ridge(), cv=KFold(3), passthrough=True).fit(X, y)
+    assert [o.name for o in ww.to_onnx(stack).graph.output] == ["predict"]
+    model = ww.to_onnx(stack, methods=["predict", "transform"])
+    assert ww.onnx.check_parity(stack, model, X).outputs["transform"].max_abs <= 1e-12

@@ -6,6 +6,7 @@ import copy
 from typing import Any
 
 import numpy as np
+import pandas as pd
 import scipy.sparse as sp
 from sklearn.model_selection import check_cv
 from sklearn.utils import check_random_state
@@ -14,7 +15,7 @@ from wirework.errors import DataError
 from wirework.graph.data import n_rows, take_rows
 from wirework.graph.library import hcat
 
-__all__ = ["cv_splits", "take", "gather", "meta_features", "bootstrap_rows", "weighted_mean", "argmax"]
+__all__ = ["cv_splits", "take", "gather", "column_names", "meta_features", "bootstrap_rows", "weighted_mean", "argmax"]
 
 
 def private_rng(random_state: Any) -> np.random.RandomState:
@@ -89,13 +90,29 @@ def gather(splits: tuple, *predictions: Any) -> np.ndarray:
     return out
 
 
-def meta_features(*predictions: Any, probabilities: tuple[bool, ...], passthrough: Any = None) -> Any:
+def column_names(labels: tuple[str, ...], widths: list[int]) -> list[str]:
+    """Column names of predictions ``widths`` columns wide: the label, or the label and the column's number
+    (after ``_`` when the label ends with a digit)."""
+    names = []
+    for label, width in zip(labels, widths):
+        if width == 1:
+            names.append(label)
+        else:
+            joint = "_" if label[-1:].isdigit() else ""
+            names.extend(f"{label}{joint}{k}" for k in range(width))
+    return names
+
+
+def meta_features(
+    *predictions: Any, probabilities: tuple[bool, ...], passthrough: Any = None, labels: tuple[str, ...] | None = None
+) -> Any:
     """Predictions of the base learners as columns (binary probabilities keep one column).
 
     As scikit-learn's stacking: a 1-D prediction is one column; a
     ``predict_proba`` output (``probabilities[i]``) with two columns keeps
     its second column only. ``passthrough`` data is appended after the
-    predictions.
+    predictions; when it is a DataFrame, so is the result, its prediction
+    columns named by :func:`column_names` of ``labels`` (one per prediction).
     """
     columns = []
     for values, is_proba in zip(predictions, probabilities):
@@ -110,6 +127,9 @@ def meta_features(*predictions: Any, probabilities: tuple[bool, ...], passthroug
         return stacked
     if sp.issparse(passthrough):
         return sp.hstack([sp.csr_matrix(stacked), passthrough], format="csr")
+    if labels is not None and isinstance(passthrough, pd.DataFrame):
+        names = column_names(labels, [c.shape[1] for c in columns])
+        stacked = pd.DataFrame(stacked, columns=names, index=passthrough.index)
     return hcat(stacked, passthrough)
 
 

@@ -607,7 +607,9 @@ class Composite(BaseEstimator):
             )
         except (ValueError, TypeError) as error:
             raise _unusable(self, operation, error) from error
-        return X if isinstance(X, pd.DataFrame) else checked
+        # A DataFrame goes on as it is (its dtypes kept) to a network trained on one; a network trained on an
+        # array gets the array scikit-learn's check made of it, as it trained.
+        return X if isinstance(X, pd.DataFrame) and "feature_names_in_" in self.__dict__ else checked
 
     def _run(self, operation: str, X: Any) -> Any:
         network = self._ready()
@@ -641,9 +643,17 @@ class Composite(BaseEstimator):
     def _output(self, values: Any, X: Any) -> Any:
         """``values`` in the container of this composite's ``set_output`` (or the global ``transform_output``)."""
         try:
-            return _wrap_data_with_container("transform", values, X, self)
+            result = _wrap_data_with_container("transform", values, X, self)
         except ValueError as error:  # an unknown container, or sparse output for a DataFrame
             raise DataError(f"{type(self).__name__}.transform cannot give its output as asked: {error}") from error
+        if (
+            isinstance(result, pd.DataFrame)
+            and isinstance(X, pd.DataFrame)
+            and len(result) == len(X)
+            and not result.index.equals(X.index)
+        ):  # the caller's rows, as scikit-learn's transformers give them (the network may have had an array)
+            result = result.set_axis(X.index, axis=0)
+        return result
 
     @available_if(_offers("transform"))
     def set_output(self, *, transform: str | None = None) -> Composite:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
+import numpy as np
 from sklearn.preprocessing import LabelEncoder
 from sklearn.utils import Bunch
 
@@ -118,6 +119,53 @@ class Stack(NamedEstimators, WeightedFit, Composite):
     def _kind(self) -> str | None:
         return _kind_of(self.final_estimator)
 
+    def _methods(self, estimators: list[tuple[str, Any]], classifier: bool) -> list[str]:
+        """The operation each base learner gives the final estimator (see ``stack_method``)."""
+        owner = type(self).__name__
+        allowed = ("auto", *_METHODS) if classifier else ("auto", "predict")
+        if not isinstance(self.stack_method, str) or self.stack_method not in allowed:
+            raise GraphError(
+                f"{owner}: stack_method must be one of {list(allowed)} for a {self._kind() or 'stack'} of this "
+                f"final estimator. Received: {self.stack_method!r}."
+            )
+        methods = []
+        for name, estimator in estimators:
+            wanted = (_METHODS if classifier else ("predict",)) if self.stack_method == "auto" else (self.stack_method,)
+            method = next((m for m in wanted if hasattr(estimator, m)), None)
+            if method is None:
+                raise GraphError(
+                    f"{owner}: base learner {name!r} ({type(estimator).__name__}) has no "
+                    f"{' / '.join(wanted)}(), so it cannot feed the final estimator."
+                )
+            methods.append(method)
+        return methods
+
+    def get_feature_names_out(self, input_features: Any = None) -> np.ndarray:
+        """Names of the columns ``transform`` gives, as scikit-learn's stacking names them.
+
+        ``<class>_<learner>`` for a base learner's one column (``stack_ridge``),
+        ``<class>_<learner><k>`` for its ``k``-th class column (more than two
+        classes); with ``levels > 1`` the last level's learners,
+        ``<class>_<learner>_level<L>`` (their class columns ``..._<k>``).
+        Then, with ``passthrough``, the input's names (``input_features``,
+        checked as ``Composite.get_feature_names_out`` checks them). A
+        DataFrame of meta features (pandas input with ``passthrough``, or
+        between levels) has these column names too.
+        """
+        self._ready()
+        inputs = self._input_names(input_features)
+        estimators = check_named(type(self).__name__, "estimators", self.estimators)
+        classifier = self._kind() == "classifier"
+        n_classes = len(self.classes_) if classifier else 1
+        labels = self._labels(estimators, "" if self.levels == 1 else f"_level{self.levels}")
+        widths = [_columns(method, n_classes) for method in self._methods(estimators, classifier)]
+        return np.asarray([*_ops.column_names(labels, widths), *(inputs if self.passthrough else [])], dtype=object)
+
+    def _labels(self, estimators: list[tuple[str, Any]], suffix: str) -> tuple[str, ...]:
+        """The name of each base learner's columns among the meta features: ``<class>_<learner><suffix>``."""
+        prefix = type(self).__name__.lower()
+        return tuple(f"{prefix}_{name}{suffix}" for name, _ in estimators)
+
     @property
     def final_estimator_(self) -> Any:
         """The final estimator, trained on the base learners' out-of-fold predictions."""
@@ -147,22 +195,7 @@ class Stack(NamedEstimators, WeightedFit, Composite):
         if isinstance(self.levels, bool) or not isinstance(self.levels, int) or self.levels < 1:
             raise GraphError(f"{owner}: levels must be an int >= 1. Received: {self.levels!r}.")
         classifier = self._kind() == "classifier"
-        allowed = ("auto", *_METHODS) if classifier else ("auto", "predict")
-        if not isinstance(self.stack_method, str) or self.stack_method not in allowed:
-            raise GraphError(
-                f"{owner}: stack_method must be one of {list(allowed)} for a {self._kind() or 'stack'} of this "
-                f"final estimator. Received: {self.stack_method!r}."
-            )
-        methods = []
-        for name, estimator in estimators:
-            wanted = (_METHODS if classifier else ("predict",)) if self.stack_method == "auto" else (self.stack_method,)
-            method = next((m for m in wanted if hasattr(estimator, m)), None)
-            if method is None:
-                raise GraphError(
-                    f"{owner}: base learner {name!r} ({type(estimator).__name__}) has no "
-                    f"{' / '.join(wanted)}(), so it cannot feed the final estimator."
-                )
-            methods.append(method)
+        methods = self._methods(estimators, classifier)
         if not hasattr(self.final_estimator, "predict"):
             raise GraphError(
                 f"{owner}: final_estimator ({type(self.final_estimator).__name__}) has no predict(); "
@@ -194,23 +227,30 @@ class Stack(NamedEstimators, WeightedFit, Composite):
                 out_of_fold.append(node(_ops.gather, splits, *fold_predictions))
                 everything = machine(estimator, train_features, target, *weights, name=f"{name}{suffix}")
                 full.append(getattr(everything, method)(predict_features))
-            train_meta = node(_ops.meta_features, *out_of_fold, probabilities=probabilities)
-            predict_meta = node(_ops.meta_features, *full, probabilities=probabilities)
-            if level < self.levels:
-                train_features = node(_ops.meta_features, train_meta, probabilities=(False,), passthrough=X)
-                predict_features = node(_ops.meta_features, predict_meta, probabilities=(False,), passthrough=X)
-        if self.passthrough:
-            train_meta = node(_ops.meta_features, train_meta, probabilities=(False,), passthrough=X)
-            predict_meta = node(_ops.meta_features, predict_meta, probabilities=(False,), passthrough=X)
+            joined = {"probabilities": probabilities, "labels": self._labels(estimators, suffix)}
+            if level < self.levels:  # the next level learns from the raw features too
+                joined["passthrough"] = X
+                train_features = node(_ops.meta_features, *out_of_fold, **joined)
+                predict_features = node(_ops.meta_features, *full, **joined)
+            else:
+                if self.passthrough:
+                    joined["passthrough"] = X
+                train_meta = node(_ops.meta_features, *out_of_fold, **joined)
+                predict_meta = node(_ops.meta_features, *full, **joined)
 
         final = machine(self.final_estimator, train_meta, target, *weights, name="final")
-        outputs: dict[str, Node] = {"predict": final.predict(predict_meta)}
+        outputs: dict[str, Node] = {"predict": final.predict(predict_meta), "transform": predict_meta}
         if labels is not None:
             outputs["predict"] = labels.inverse_transform(outputs["predict"])
             for operation in ("predict_proba", "decision_function"):
                 if hasattr(self.final_estimator, operation):
                     outputs[operation] = getattr(final, operation)(predict_meta)
         return Signature(**outputs)
+
+
+def _columns(method: str, n_classes: int) -> int:
+    """How many columns a base learner's ``method`` gives the final estimator (binary: one)."""
+    return 1 if method == "predict" or n_classes <= 2 else n_classes
 
 
 def _n_splits(cv: Any) -> int:

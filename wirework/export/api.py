@@ -36,7 +36,14 @@ from wirework.export.registry import converter_for
 
 __all__ = ["to_onnx", "save_onnx", "feed", "input_signature"]
 
-_DEFAULT_METHODS = ("predict", "predict_proba", "transform")
+_PREDICTIONS = ("predict", "predict_proba")
+
+
+def _default_methods(available: Sequence[str]) -> list[str]:
+    """What is exported when ``methods`` is not given: a predictor's ``predict`` and ``predict_proba``, or a
+    transformer's ``transform`` (a predictor that also transforms, as a stack does, exports its predictions)."""
+    predictions = [m for m in _PREDICTIONS if m in available]
+    return predictions or (["transform"] if "transform" in available else [])
 _METADATA_KEY = "wirework.inputs"
 
 
@@ -57,7 +64,7 @@ def _network_outputs(obj: Any, methods: Sequence[str] | None) -> dict:
     else:
         return {}
     available = dict(signature)
-    wanted = list(methods) if methods is not None else [m for m in _DEFAULT_METHODS if m in available]
+    wanted = list(methods) if methods is not None else _default_methods(list(available))
     missing = [m for m in wanted if m not in available]
     if missing or not wanted:
         raise ExportError(
@@ -190,8 +197,8 @@ def to_onnx(
     inputs : {"matrix", "columns"}
         Input layout; see the module documentation.
     methods : list of str, optional
-        Outputs to export (default: those of ``predict``, ``predict_proba``,
-        ``transform`` that the model offers).
+        Outputs to export (default: the ``predict`` and ``predict_proba``
+        that the model offers, or its ``transform`` if it offers neither).
 
     Raises
     ------
@@ -233,7 +240,7 @@ def to_onnx(
         kinds = {m: _kind_of_value(g, native[node]) for m, node in outputs.items()}
     else:
         available = converter.methods(obj)
-        wanted = list(methods) if methods is not None else [m for m in available if m in _DEFAULT_METHODS]
+        wanted = list(methods) if methods is not None else _default_methods(available)
         refused = [m for m in wanted if m not in available]
         if refused or not wanted:
             raise ExportError(
