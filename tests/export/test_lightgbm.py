@@ -355,3 +355,48 @@ def test_categories_refuse_an_ambiguous_mix_of_integer_and_pandas_categoricals()
     model.fit(X, X["a"] + X["code"], categorical_feature=["code", "cat"])
     with pytest.raises(ExportError, match=r"2 categorical features \(\[1, 2\]\) but 1 pandas categorical"):
         categories(model)
+
+
+def _ordered_frame(rng, n=800):
+    X = pd.DataFrame({"a": rng.normal(size=n), "b": rng.normal(size=n)})
+    X["kind"] = pd.Categorical(rng.choice(["p", "q", "r", "s"], n))  # unordered: a categorical feature
+    X["band"] = pd.cut(X["b"], [-np.inf, -0.5, 0.5, np.inf], labels=["low", "mid", "high"])  # ordered: its codes
+    return X
+
+
+def test_an_ordered_pandas_categorical_is_read_as_its_codes_and_exported_exactly():
+    import wirework as ww
+    from wirework.export.api import feed
+
+    rng = np.random.default_rng(7)
+    X = _ordered_frame(rng)
+    y = X["a"] + X["kind"].cat.codes * 0.3 + X["band"].cat.codes.astype(float)
+    model = lightgbm.LGBMRegressor(n_estimators=30, n_jobs=1, verbose=-1, min_child_samples=5).fit(X, y)
+    assert model.booster_.params["categorical_column"] == [2]  # LightGBM's own reading: only "kind" is categorical
+    found = categories(model)
+    assert sorted(found) == [2, 3] and list(found[3]) == ["low", "mid", "high"]
+    test = X.head(300).copy()
+    test.loc[test.index[:20], "band"] = np.nan  # missing codes: NaN, as LightGBM reads them
+    options = ort.SessionOptions()
+    options.intra_op_num_threads = 1
+    for layout in ("matrix", "columns"):
+        onnx_model = ww.to_onnx(model, X_sample=X.head(), inputs=layout)
+        session = ort.InferenceSession(onnx_model.SerializeToString(), options, providers=["CPUExecutionProvider"])
+        np.testing.assert_array_equal(session.run(None, feed(onnx_model, test))[0].ravel(), model.predict(test))
+
+
+def test_an_ordered_categorical_that_could_sit_in_two_columns_is_refused():
+    rng = np.random.default_rng(8)
+    X = _ordered_frame(rng)
+    X["small"] = rng.integers(0, 3, len(X))  # numeric, after "kind", and its values could be the band's codes
+    model = lightgbm.LGBMRegressor(n_estimators=5, n_jobs=1, verbose=-1).fit(X, X["a"] + X["small"])
+    with pytest.raises(ExportError, match="reads an ordered pandas categorical .* more than one placement"):
+        categories(model)
+
+
+def test_the_order_of_the_pandas_columns_places_an_ordered_categorical():
+    rng = np.random.default_rng(8)
+    X = _ordered_frame(rng)
+    X.insert(0, "small", rng.integers(0, 3, len(X)))  # could hold the band's codes, but comes before "kind"
+    model = lightgbm.LGBMRegressor(n_estimators=5, n_jobs=1, verbose=-1).fit(X, X["a"] + X["small"])
+    assert sorted(categories(model)) == [3, 4]

@@ -301,33 +301,93 @@ def n_features(model: Any) -> int:
     return int(_booster(model).num_feature())
 
 
-def _categorical_columns(booster: lightgbm.Booster) -> list[int]:
-    """Features whose ``feature_infos`` list category values (the dump of one iteration is enough)."""
-    dump = booster.dump_model(num_iteration=1)
+def _feature_infos(booster: lightgbm.Booster) -> list[Any]:
+    """Each feature's ``feature_infos`` (category values, or the range of its values), in feature order."""
+    dump = booster.dump_model(num_iteration=1)  # the dump of one iteration is enough
     infos = dump.get("feature_infos", {})
-    names = dump.get("feature_names", [])
-    return [i for i, name in enumerate(names) if isinstance(infos.get(name), Mapping) and infos[name].get("values")]
+    return [infos.get(name) for name in dump.get("feature_names", [])]
+
+
+def _is_categorical(info: Any) -> bool:
+    return isinstance(info, Mapping) and bool(info.get("values"))
+
+
+def _fits_codes(info: Any, n_levels: int, categorical: bool) -> bool:
+    """Whether a feature whose ``feature_infos`` is ``info`` can hold the codes of ``n_levels`` categories."""
+    if not isinstance(info, Mapping):
+        return False
+    if categorical:
+        return max(info["values"]) < n_levels
+    low, high = info.get("min_value"), info.get("max_value")
+    return (
+        isinstance(low, (int, float)) and isinstance(high, (int, float))
+        and 0 <= low <= high <= n_levels - 1 and float(low).is_integer() and float(high).is_integer()
+    )
+
+
+def _placements(infos: list[Any], levels: list[int]) -> list[list[int]]:
+    """The ways (at most two) to give the pandas categorical columns, in order, increasing feature positions.
+
+    Every categorical feature must get one (LightGBM's categorical features
+    are pandas categoricals); a numeric feature may (an ordered pandas
+    categorical, which LightGBM reads as its codes) if its values fit the
+    codes. Counted by dynamic programming from the last feature, capped at two.
+    """
+    n, m = len(infos), len(levels)
+    # ways[i][j]: placements of columns j.. among features i.. (capped at 2), with one example
+    ways: list[list[tuple[int, list[int]]]] = [[(0, [])] * (m + 1) for _ in range(n + 1)]
+    ways[n][m] = (1, [])
+    for i in range(n - 1, -1, -1):
+        categorical = _is_categorical(infos[i])
+        ways[i][m] = (0, []) if categorical else ways[i + 1][m]
+        for j in range(m - 1, -1, -1):
+            count, example = (0, []) if categorical else ways[i + 1][j]
+            if _fits_codes(infos[i], levels[j], categorical):
+                taken, rest = ways[i + 1][j + 1]
+                if taken and not count:
+                    example = [i, *rest]
+                count = min(2, count + taken)
+            ways[i][j] = (count, example)
+    count, example = ways[0][0]
+    return [example] * count
 
 
 def categories(model: Any) -> dict[int, np.ndarray]:
     """Category values of the columns LightGBM read as pandas categoricals.
 
     ``pandas_categorical`` holds the categories of the training DataFrame's
-    categorical columns in column order; they are the model's categorical
-    features in the same order. Columns given as integer codes (no pandas
-    categories) are not listed: their codes are their values.
+    categorical columns in column order. With ``categorical_feature="auto"``
+    the unordered ones are the model's categorical features; an ordered one
+    is read as its codes, a numeric feature whose values are codes. Its
+    column is found by those values: where exactly one placement of the
+    pandas columns, in order, fits every categorical feature and the codes
+    of the others, that placement is the training DataFrame's. Columns
+    given as integer codes (no pandas categories) are not listed: their
+    codes are their values.
     """
     booster = _booster(model)
     pandas_categorical = getattr(booster, "pandas_categorical", None)
     if not pandas_categorical:
         return {}
-    columns = _categorical_columns(booster)
-    if len(columns) != len(pandas_categorical):
+    infos = _feature_infos(booster)
+    columns = [i for i, info in enumerate(infos) if _is_categorical(info)]
+    if len(columns) > len(pandas_categorical):
         raise ExportError(
             f"The LightGBM model has {len(columns)} categorical features ({columns}) but "
             f"{len(pandas_categorical)} pandas categorical columns; cannot tell which column has which categories. "
             "Train with categorical_feature='auto' on a DataFrame whose category columns are its only categoricals."
         )
+    if len(columns) < len(pandas_categorical):  # ordered pandas categoricals, read as their codes
+        found = _placements(infos, [len(values) for values in pandas_categorical])
+        if len(found) != 1:
+            raise ExportError(
+                f"The LightGBM model has {len(columns)} categorical features ({columns}) but "
+                f"{len(pandas_categorical)} pandas categorical columns: LightGBM reads an ordered pandas categorical "
+                "(pd.cut makes them) as its codes, a numeric feature, and "
+                f"{'no' if not found else 'more than one'} placement of those columns fits the model's features. "
+                "Train on unordered categoricals (.cat.as_unordered()) or on the codes themselves."
+            )
+        columns = found[0]
     return {column: np.asarray(values) for column, values in zip(columns, pandas_categorical)}
 
 
