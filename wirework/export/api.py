@@ -30,7 +30,7 @@ import numpy as np
 import pandas as pd
 
 from wirework.errors import ExportError, NotTrainedError, StorageError
-from wirework.export.builder import ML_DOMAIN, GraphBuilder, resolve_dtype
+from wirework.export.builder import GraphBuilder, resolve_dtype
 from wirework.export.heads import class_values
 from wirework.export.registry import converter_for
 
@@ -127,45 +127,53 @@ def _input_section(g: GraphBuilder, layout: str, names: list[str], categories: d
         if keys.dtype.kind == "f":
             raise ExportError(f"Column {name!r} has float categories; feed codes with inputs='matrix'.")
         column = g.add_input(name, object if string else np.int64, [None, 1])
-        codes = np.arange(len(keys), dtype=g.dtype)
-        tensor = g.onnx.numpy_helper.from_array
         key_tensor = (
             g.onnx.helper.make_tensor("keys", g.onnx.TensorProto.STRING, [len(keys)], [k.encode() for k in keys])
             if string
-            else tensor(keys.astype(np.int64), "keys")
+            else g.onnx.numpy_helper.from_array(keys.astype(np.int64), "keys")
         )
-        parts.append(
-            g.op(
-                "LabelEncoder",
-                [column],
-                domain=ML_DOMAIN,
-                hint=f"{name}_code",
-                keys_tensor=key_tensor,
-                values_tensor=tensor(codes, "values"),
-                default_tensor=tensor(np.array([np.nan], dtype=g.dtype), "default"),
-            )
-        )
+        parts.append(g.lookup(column, key_tensor, np.arange(len(keys)), f"{name}_code"))
     return parts[0] if len(parts) == 1 else g.op("Concat", parts, axis=1, hint="X")
 
 
-def _categories_of(obj: Any, outputs: dict) -> dict[int, np.ndarray]:
-    """Category values of each categorical input column, from the models that read the input."""
+def _categories_of(obj: Any, outputs: dict) -> tuple[dict[int, np.ndarray], dict[int, dict[int, np.ndarray]]]:
+    """Category values of each categorical input column, from the models that read the input; and how to
+    recode the input's codes for each model that numbers a column's categories otherwise.
+
+    The input numbers a column's categories as the first model that reads it
+    does, followed by any value only later models know. A model that numbers
+    them otherwise gets a table, by ``id``: its own code for each input code,
+    NaN (missing) for a value it never saw. HistGradientBoosting sorts the
+    categories it saw; LightGBM and XGBoost keep the DataFrame's, unused
+    ones included.
+    """
     if not outputs:
-        return dict(converter_for(obj).categories(obj))
+        return dict(converter_for(obj).categories(obj)), {}
     from wirework.export.network import input_source
     from wirework.graph.nodes import DynamicNode
 
     source = input_source(outputs)
-    found: dict[int, np.ndarray] = {}
+    readers: dict[int, dict[int, np.ndarray]] = {}
     for out in outputs.values():
         for item in out._ancestry():
             if isinstance(item, DynamicNode) and item.parents[0] is source:
                 model = item.machine.fitted_model
-                for column, values in converter_for(model).categories(model).items():
-                    if column in found and not np.array_equal(found[column], values):
-                        raise ExportError(f"Two models read column {column} with different categories.")
-                    found[column] = np.asarray(values)
-    return found
+                if id(model) not in readers:
+                    readers[id(model)] = {c: np.asarray(v) for c, v in converter_for(model).categories(model).items()}
+    found: dict[int, list[Any]] = {}
+    for categories in readers.values():
+        for column, values in categories.items():
+            known = found.setdefault(column, [])
+            seen = set(known)
+            known.extend(v for v in values.tolist() if v not in seen)
+    recode: dict[int, dict[int, np.ndarray]] = {}
+    for model, categories in readers.items():
+        for column, values in categories.items():
+            if values.tolist() == found[column]:
+                continue
+            own = {v: code for code, v in enumerate(values.tolist())}
+            recode.setdefault(model, {})[column] = np.array([own.get(v, np.nan) for v in found[column]], dtype=float)
+    return {column: np.asarray(values) for column, values in found.items()}, recode
 
 
 def to_onnx(
@@ -229,14 +237,14 @@ def to_onnx(
         converter = converter_for(obj)
         n_features = converter.n_features(obj)
     names = _column_names(obj, X_sample, n_features)
-    categories = _categories_of(obj, outputs)
+    categories, recode = _categories_of(obj, outputs)
     x = _input_section(g, inputs, names, categories)
 
     if outputs:
         from wirework.export.network import lower
 
         sample = X_sample if X_sample is not None else np.zeros((2, n_features))
-        values, native = lower(g, outputs, x, sample)
+        values, native = lower(g, outputs, x, sample, recode)
         kinds = {m: _kind_of_value(g, native[node]) for m, node in outputs.items()}
     else:
         available = converter.methods(obj)

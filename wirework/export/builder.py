@@ -145,6 +145,20 @@ class GraphBuilder:
         """The ONNX element type of a numpy dtype."""
         return self.onnx.helper.np_dtype_to_tensor_dtype(np.dtype(dtype))
 
+    def lookup(self, value: str, keys: Any, values: np.ndarray, hint: str) -> str:
+        """Each element of ``value`` mapped by ``keys`` (a tensor) to ``values``, anything else to NaN,
+        as floats of the graph's dtype (``ai.onnx.ml`` ``LabelEncoder``)."""
+        tensor = self.onnx.numpy_helper.from_array
+        return self.op(
+            "LabelEncoder",
+            [value],
+            domain=ML_DOMAIN,
+            hint=hint,
+            keys_tensor=keys,
+            values_tensor=tensor(np.asarray(values).astype(self.dtype), "values"),
+            default_tensor=tensor(np.array([np.nan], dtype=self.dtype), "default"),
+        )
+
     def columns(self, value: str, start: int, stop: int) -> str:
         """Columns ``start:stop`` of a matrix value."""
         return self.op(

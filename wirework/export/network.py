@@ -38,10 +38,17 @@ __all__ = ["Context", "lower", "LOWERINGS", "register_lowering", "input_source",
 class Context:
     """What the lowering of one node sees: the graph, ONNX names and native sample values of nodes."""
 
-    def __init__(self, g: GraphBuilder, names: dict[Node, str], sample: dict[Node, Any]) -> None:
+    def __init__(
+        self,
+        g: GraphBuilder,
+        names: dict[Node, str],
+        sample: dict[Node, Any],
+        recode: Mapping[int, Mapping[int, np.ndarray]] | None = None,
+    ) -> None:
         self.g = g
         self.names = names
         self.sample = sample
+        self.recode = recode or {}  # by id of model: the input's category codes to the model's own, by column
 
     def value(self, item: Any) -> str:
         """The ONNX value of a node argument, or a constant for a plain argument."""
@@ -192,19 +199,46 @@ def _dynamic(cx: Context, node: DynamicNode) -> str:
         )
     parent = node.parents[0]
     x = cx.matrix(parent) if node.operation != "inverse_transform" or cx.ndim(parent) == 2 else cx.names[parent]
+    if isinstance(parent, Source) and id(model) in cx.recode:
+        x = _recoded(cx, x, np.shape(cx.sample[parent])[1], cx.recode[id(model)])
     out = converter.convert(model, node.operation, cx.g, x)
     if np.ndim(cx.sample[node]) == 1:
         out = cx.g.as_vector(out)
     return out
 
 
-def lower(g: GraphBuilder, outputs: Mapping[str, Node], x: str, sample: Any) -> tuple[dict[str, str], dict]:
+def _recoded(cx: Context, x: str, n_columns: int, tables: Mapping[int, np.ndarray]) -> str:
+    """The input matrix ``x`` with each column of ``tables`` recoded: input code ``k`` to ``table[k]``."""
+    g = cx.g
+    tensor = g.onnx.numpy_helper.from_array
+    parts, start = [], 0
+    for column in sorted(tables):
+        if column > start:
+            parts.append(g.columns(x, start, column))
+        table = tables[column]
+        codes = tensor(np.arange(len(table), dtype=g.dtype), "keys")
+        parts.append(g.lookup(g.columns(x, column, column + 1), codes, table, "recode"))
+        start = column + 1
+    if start < n_columns:
+        parts.append(g.columns(x, start, n_columns))
+    return concat(cx, parts)
+
+
+def lower(
+    g: GraphBuilder,
+    outputs: Mapping[str, Node],
+    x: str,
+    sample: Any,
+    recode: Mapping[int, Mapping[int, np.ndarray]] | None = None,
+) -> tuple[dict[str, str], dict]:
     """Add the nodes computing ``outputs`` from the input value ``x``.
 
     Returns the ONNX value of each output and the native sample value of every node.
 
     ``sample`` is input data (a few rows) on which the network is evaluated
     natively to learn the shape and kind of every intermediate value.
+    ``recode``: by ``id`` of a model that reads the input, the tables that
+    turn the input's category codes into its own (see ``api._categories_of``).
     """
     source = input_source(outputs)
     memo: dict[Node, Any] = {}
@@ -217,7 +251,7 @@ def lower(g: GraphBuilder, outputs: Mapping[str, Node], x: str, sample: Any) -> 
             "Pass X_sample= with a few real rows."
         ) from exc
     names: dict[Node, str] = {source: x}
-    cx = Context(g, names, memo)
+    cx = Context(g, names, memo, recode)
     order = dict.fromkeys(n for out in outputs.values() for n in out._ancestry())  # union, in order
     for item in order:
         if item in names:
