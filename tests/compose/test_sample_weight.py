@@ -226,3 +226,11 @@ def test_metadata_routing_passes_the_weights_as_scikit_learn_s():
         searched = [GridSearchCV(e, grid, cv=KFold(3)).fit(X_DATA, Y_DATA, sample_weight=W_DATA) for e in (ours, theirs)]
     scores = [s.cv_results_["mean_test_score"] for s in searched]
     assert np.abs(scores[0] - scores[1]).max() <= 1e-10
+
+
+def test_a_pipeline_with_a_target_transformer_weights_its_steps_not_the_target():
+    steps = [("scale", StandardScaler()), ("ridge", Ridge())]
+    ours = ww.Pipeline(steps, target_transformer=StandardScaler()).fit(X_DATA, Y_DATA, sample_weight=W_DATA)
+    theirs = TransformedTargetRegressor(Pipeline(steps), transformer=StandardScaler())
+    theirs.fit(X_DATA, Y_DATA, scale__sample_weight=W_DATA, ridge__sample_weight=W_DATA)
+    assert np.abs(ours.predict(X_DATA) - theirs.predict(X_DATA)).max() <= 1e-9
