@@ -157,9 +157,13 @@ class Stack(NamedEstimators, WeightedFit, Composite):
         estimators = check_named(type(self).__name__, "estimators", self.estimators)
         classifier = self._kind() == "classifier"
         n_classes = len(self.classes_) if classifier else 1
-        labels = self._labels(estimators, "" if self.levels == 1 else f"_level{self.levels}")
+        labels = self._labels(estimators, self._suffix(self.levels))
         widths = [_columns(method, n_classes) for method in self._methods(estimators, classifier)]
         return np.asarray([*_ops.column_names(labels, widths), *(inputs if self.passthrough else [])], dtype=object)
+
+    def _suffix(self, level: int) -> str:
+        """What the names of level ``level``'s machines and columns end with: nothing when there is one level."""
+        return "" if self.levels == 1 else f"_level{level}"
 
     def _labels(self, estimators: list[tuple[str, Any]], suffix: str) -> tuple[str, ...]:
         """The name of each base learner's columns among the meta features: ``<class>_<learner><suffix>``."""
@@ -175,9 +179,8 @@ class Stack(NamedEstimators, WeightedFit, Composite):
     def named_estimators_(self) -> Bunch:
         """The base learners trained on all rows (those that predict), by name; ``<name>_level<k>`` when ``levels > 1``."""
         names = [name for name, _ in check_named(type(self).__name__, "estimators", self.estimators)]
-        levels = self.levels if isinstance(self.levels, int) and self.levels > 1 else 1
-        suffixes = [""] if levels == 1 else [f"_level{k}" for k in range(1, levels + 1)]
-        return Bunch(**self._trained([f"{name}{suffix}" for suffix in suffixes for name in names]))
+        levels = range(1, self.levels + 1) if isinstance(self.levels, int) and self.levels > 1 else [1]
+        return Bunch(**self._trained([f"{name}{self._suffix(level)}" for level in levels for name in names]))
 
     @property
     def estimators_(self) -> list[Any]:
@@ -212,7 +215,7 @@ class Stack(NamedEstimators, WeightedFit, Composite):
         train_features: Node = X
         predict_features: Node = X
         for level in range(1, self.levels + 1):
-            suffix = "" if self.levels == 1 else f"_level{level}"
+            suffix = self._suffix(level)
             out_of_fold, full = [], []
             for (name, estimator), method in zip(estimators, methods):
                 fold_predictions = []
