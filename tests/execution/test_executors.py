@@ -159,3 +159,24 @@ def test_processes_map_large_shared_data_once():
     expected = np.mean([Ridge(alpha=a).fit(X_DATA, Y_DATA).predict(X_DATA) for a in (1.0, 2.0, 3.0)], axis=0)
     assert np.array_equal(yhat(), expected)
     assert executor._folder is None  # the files are gone after the pass
+
+
+def test_processes_refuse_a_program_read_from_standard_input_before_training():
+    import subprocess
+    import sys
+
+    program = (
+        "import numpy as np, wirework as ww\n"
+        "from sklearn.linear_model import Ridge\n"
+        "X, y = np.random.rand(40, 3), np.random.rand(40)\n"
+        "stack = ww.Stack([('r', Ridge())], Ridge(), cv=2, executor='processes', n_jobs=2)\n"
+        "try:\n"
+        "    stack.fit(X, y)\n"
+        "except ww.ParameterError as error:\n"
+        "    print('refused:', error)\n"
+        "    print('states:', sorted({m.state for m in stack.machines_}))\n"
+    )
+    done = subprocess.run([sys.executable, "-"], input=program, capture_output=True, text=True, timeout=120)
+    assert "refused: executor='processes' cannot start worker processes in this program" in done.stdout, done.stderr
+    assert "'<stdin>', which is not a file" in done.stdout
+    assert "states: [0]" in done.stdout  # refused before any machine trained

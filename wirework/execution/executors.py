@@ -14,13 +14,14 @@ import atexit
 import concurrent.futures as cf
 import multiprocessing
 import os
+import sys
 import tempfile
 from collections.abc import Callable, Iterable
 from typing import Any
 
 from threadpoolctl import threadpool_limits
 
-from wirework.errors import ArgumentError
+from wirework.errors import ArgumentError, ParameterError
 from wirework.graph.data import describe
 from wirework.graph.machines import run_job
 
@@ -212,6 +213,21 @@ def run_mapped(model: Any, values: list[Any], vector: bool) -> tuple[Any, float]
     return run_job(model, opened, vector)
 
 
+def _unimportable_main() -> str | None:
+    """The path of the main module when worker processes could not import it, else ``None``.
+
+    Workers started by ``forkserver`` or ``spawn`` import the parent's
+    ``__main__`` again from its file (or by its name under ``python -m``);
+    a program read from standard input has the file ``<stdin>``, which does
+    not exist, and then every worker dies as it starts.
+    """
+    main = sys.modules.get("__main__")
+    if main is None or getattr(main, "__spec__", None) is not None:
+        return None
+    path = getattr(main, "__file__", None)
+    return None if path is None or os.path.exists(path) else str(path)
+
+
 class ProcessExecutor(Executor):
     """Fits in a pool of worker processes (started once per ``n_jobs`` and reused).
 
@@ -257,6 +273,13 @@ class ProcessExecutor(Executor):
     def open(self) -> None:
         self.mapped = 0
         if self.workers not in _PROCESS_POOLS:
+            missing = _unimportable_main()
+            if missing is not None:
+                raise ParameterError(
+                    "executor='processes' cannot start worker processes in this program: each would import its "
+                    f"main module from {missing!r}, which is not a file (a program read from standard input, "
+                    "python -, say). Run it from a file, or use executor='threads' or a ww.DaskExecutor."
+                )
             method = "forkserver" if "forkserver" in multiprocessing.get_all_start_methods() else "spawn"
             _PROCESS_POOLS[self.workers] = cf.ProcessPoolExecutor(
                 self.workers,
