@@ -497,7 +497,6 @@ def test_feature_names_refuse_wrong_input_names_and_unnamed_outputs():
     with pytest.raises(ww.UnavailableError, match="only a chain of machine transforms"):
         LogScaled().fit(X).get_feature_names_out()
     assert not hasattr(ww.Pipeline([("scale", StandardScaler()), ("ridge", Ridge())]), "get_feature_names_out")
-    assert not hasattr(ww.Pipeline([("scale", StandardScaler()), ("ridge", Ridge())]), "set_output")
 
 
 def test_set_output_gives_dataframes_at_once_and_the_steps_from_the_next_fit():
@@ -590,3 +589,16 @@ def test_a_network_trained_on_an_array_gets_an_array_and_the_output_the_caller_s
     TypeSeen.seen.clear()
     framed.transform(X)
     assert TypeSeen.seen == [pd.DataFrame]  # trained on a DataFrame: gets one, dtypes kept
+
+
+def test_a_predicting_pipeline_s_set_output_hands_its_steps_dataframes():
+    from sklearn.compose import ColumnTransformer
+
+    X, y = load_diabetes(return_X_y=True, as_frame=True)
+    scaled = ColumnTransformer([("scale", StandardScaler(), ["age", "bmi", "bp"])])
+    pipe = ww.Pipeline([("columns", scaled), ("ridge", Ridge())]).set_output(transform="pandas").fit(X, y)
+    assert list(pipe.fitted_params_()["ridge"].feature_names_in_) == ["scale__age", "scale__bmi", "scale__bp"]
+    reference = Pipeline([("columns", scaled), ("ridge", Ridge())]).set_output(transform="pandas").fit(X, y)
+    assert np.allclose(pipe.predict(X), reference.predict(X), rtol=0, atol=1e-9)
+    assert hasattr(pipe, "set_output") and not hasattr(pipe, "transform")  # as scikit-learn's Pipeline
+    assert not hasattr(two_stage(), "set_output")  # a composite that does not transform has no output to set

@@ -672,14 +672,17 @@ class Composite(BaseEstimator):
         ParameterError
             Any other value.
         """
-        if transform is None:
-            return self
+        if transform is not None:
+            self._keep_output(transform)
+        return self
+
+    def _keep_output(self, transform: str) -> None:
+        """Record ``set_output(transform=...)``, checked."""
         if transform not in _OUTPUTS:
             raise ParameterError(
                 f"set_output(transform=...) takes one of {sorted(_OUTPUTS)} or None. Received: {transform!r}."
             )
         self._sklearn_output_config = {**getattr(self, "_sklearn_output_config", {}), "transform": transform}
-        return self
 
     @available_if(_offers("transform"))
     def get_feature_names_out(self, input_features: Any = None) -> np.ndarray:

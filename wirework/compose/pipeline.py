@@ -6,14 +6,13 @@ from typing import Any
 
 from sklearn.base import DensityMixin, OutlierMixin
 from sklearn.utils import get_tags
-from sklearn.utils.metaestimators import available_if
 from sklearn.utils.validation import has_fit_parameter
 
 from wirework.errors import ArgumentError, GraphError, ParameterError
 from wirework.graph.machines import Machine, machine
 from wirework.graph.nodes import Node, Source
 from wirework.compose._named import NamedEstimators, check_named
-from wirework.compose.composite import _KIND_MIXINS, Composite, WeightedFit, _offers, check_weighted
+from wirework.compose.composite import _KIND_MIXINS, Composite, WeightedFit, check_weighted
 from wirework.compose.signature import Signature
 
 __all__ = ["Pipeline", "TransformedTarget"]
@@ -134,9 +133,11 @@ class Pipeline(NamedEstimators, WeightedFit, Composite):
             return None
         return None
 
-    @available_if(_offers("transform"))
     def set_output(self, *, transform: str | None = None) -> Pipeline:
         """Set the output container of every step that transforms, and of the pipeline, as scikit-learn's.
+
+        Available on every pipeline, as on scikit-learn's: one that predicts
+        hands its last step a DataFrame, say.
 
         The steps are the components as given (``steps``): their new setting
         is a change that the next ``fit`` retrains them for (a step that
@@ -163,7 +164,7 @@ class Pipeline(NamedEstimators, WeightedFit, Composite):
                     f"Pipeline.set_output cannot configure step {name!r} ({type(step).__name__}): it has no "
                     "set_output. Give it one (scikit-learn's TransformerMixin), or leave the output as it is."
                 )
-        super().set_output(transform=transform)  # checks the value
+        self._keep_output(transform)  # checks the value
         for _, step in steps:
             step.set_output(transform=transform)
         return self
