@@ -364,7 +364,9 @@ class Composite(BaseEstimator):
             raise ArgumentError(f"Expected cache to be a ww.FitCache or None. Received: {describe(cache)}.")
         return cache
 
-    def _structure(self, objects: list[Any], supervised: bool, quick: tuple | None = None, weighted: bool = False) -> str:
+    def _structure(
+        self, objects: list[Any], supervised: bool, quick: tuple | None = None, weighted: bool = False
+    ) -> str:
         """Token of the parameters that shape the network (not where or how it trains).
 
         When every parameter is a plain value, an estimator, or a list or

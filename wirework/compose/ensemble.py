@@ -213,7 +213,8 @@ class Average(NamedEstimators, WeightedFit, Composite):
     @property
     def named_estimators_(self) -> Bunch:
         """The trained models, by name."""
-        return Bunch(**self._trained([name for name, _ in check_named(type(self).__name__, "estimators", self.estimators)]))
+        names = [name for name, _ in check_named(type(self).__name__, "estimators", self.estimators)]
+        return Bunch(**self._trained(names))
 
     @property
     def estimators_(self) -> list[Any]:

@@ -177,7 +177,8 @@ class Stack(NamedEstimators, WeightedFit, Composite):
 
     @property
     def named_estimators_(self) -> Bunch:
-        """The base learners trained on all rows (those that predict), by name; ``<name>_level<k>`` when ``levels > 1``."""
+        """The base learners trained on all rows (those that predict), by name (``<name>_level<k>``
+        when ``levels > 1``)."""
         names = [name for name, _ in check_named(type(self).__name__, "estimators", self.estimators)]
         levels = range(1, self.levels + 1) if isinstance(self.levels, int) and self.levels > 1 else [1]
         return Bunch(**self._trained([f"{name}{self._suffix(level)}" for level in levels for name in names]))
@@ -220,7 +221,7 @@ class Stack(NamedEstimators, WeightedFit, Composite):
             for (name, estimator), method in zip(estimators, methods):
                 fold_predictions = []
                 for i in range(n_splits):
-                    rows = (train_features, target) if sample_weight is None else (train_features, target, sample_weight)
+                    rows = (train_features, target, *weights)
                     fold = machine(
                         estimator,
                         *(node(_ops.take, data, splits, i, 0) for data in rows),
