@@ -234,3 +234,14 @@ def test_a_pipeline_with_a_target_transformer_weights_its_steps_not_the_target()
     theirs = TransformedTargetRegressor(Pipeline(steps), transformer=StandardScaler())
     theirs.fit(X_DATA, Y_DATA, scale__sample_weight=W_DATA, ridge__sample_weight=W_DATA)
     assert np.abs(ours.predict(X_DATA) - theirs.predict(X_DATA)).max() <= 1e-9
+
+
+def test_a_composite_whose_network_takes_weights_can_be_a_weighted_component():
+    stack = ww.Stack([("own", WeightedModel()), ("ridge", Ridge())], Ridge(), cv=KFold(3))
+    stack.fit(X_DATA, Y_DATA, sample_weight=W_DATA)
+    plain = ww.Stack([("own", Pipeline([("s", StandardScaler()), ("r", Ridge())])), ("ridge", Ridge())], Ridge(), cv=KFold(3))
+    with pytest.raises(ww.ArgumentError, match=r"base learner 'own' \(Pipeline\) takes no sample_weight"):
+        plain.fit(X_DATA, Y_DATA, sample_weight=W_DATA)  # scikit-learn's Pipeline.fit refuses it too
+    with pytest.raises(ww.ArgumentError, match=r"base learner 'own' \(Unweighted\) takes no sample_weight"):
+        ww.Stack([("own", Unweighted())], Ridge(), cv=KFold(3)).fit(X_DATA, Y_DATA, sample_weight=W_DATA)
+    assert np.abs(stack.estimators_[0].predict(X_DATA) - WeightedModel().fit(X_DATA, Y_DATA, sample_weight=W_DATA).predict(X_DATA)).max() <= 1e-9

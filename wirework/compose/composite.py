@@ -829,8 +829,10 @@ class WeightedFit:
 
 
 def check_weighted(owner: str, name: str, estimator: Any) -> None:
-    """Raise unless ``estimator.fit`` takes ``sample_weight`` (``owner``'s component ``name`` is to get them)."""
-    if not has_fit_parameter(estimator, "sample_weight"):
+    """Raise unless ``estimator.fit`` takes ``sample_weight`` (``owner``'s component ``name`` is to get them):
+    it names it, or it is a composite whose ``network`` takes it (``Composite.fit`` takes it as a keyword)."""
+    weighted = isinstance(estimator, Composite) and _takes_weights(type(estimator))
+    if not (weighted or has_fit_parameter(estimator, "sample_weight")):
         raise ArgumentError(
             f"{owner}: {name} ({type(estimator).__name__}) takes no sample_weight in fit, so it cannot train "
             "on the weights given. Fit without sample_weight, or use a model whose fit takes them."
