@@ -245,3 +245,11 @@ def test_a_composite_whose_network_takes_weights_can_be_a_weighted_component():
     with pytest.raises(ww.ArgumentError, match=r"base learner 'own' \(Unweighted\) takes no sample_weight"):
         ww.Stack([("own", Unweighted())], Ridge(), cv=KFold(3)).fit(X_DATA, Y_DATA, sample_weight=W_DATA)
     assert np.abs(stack.estimators_[0].predict(X_DATA) - WeightedModel().fit(X_DATA, Y_DATA, sample_weight=W_DATA).predict(X_DATA)).max() <= 1e-9
+
+
+def test_a_pipeline_gives_weights_to_a_composite_step_whose_network_takes_them():
+    pipe = ww.Pipeline([("scale", StandardScaler()), ("own", WeightedModel())])
+    ours = pipe.fit(X_DATA, Y_DATA, sample_weight=W_DATA).predict(X_DATA)
+    reference = Pipeline([("scale", StandardScaler()), ("s", StandardScaler()), ("r", Ridge())])
+    reference.fit(X_DATA, Y_DATA, scale__sample_weight=W_DATA, r__sample_weight=W_DATA)  # its own scaler: unweighted
+    assert np.abs(ours - reference.predict(X_DATA)).max() <= 1e-9

@@ -46,7 +46,7 @@ from wirework.graph.topology import training_order, upstream_sources
 from wirework.graph.training import FitPass, TrainingValues, fit_pass
 from wirework.compose.signature import Signature
 
-__all__ = ["Composite", "WeightedFit", "check_weighted", "is_estimator"]
+__all__ = ["Composite", "WeightedFit", "check_weighted", "is_estimator", "takes_weights"]
 
 
 def is_estimator(value: Any) -> bool:
@@ -828,11 +828,17 @@ class WeightedFit:
         return self._fit(X, y, sample_weight)
 
 
+def takes_weights(estimator: Any) -> bool:
+    """Whether ``estimator.fit`` takes ``sample_weight``: it names it, or it is a composite whose ``network``
+    takes it (``Composite.fit`` takes it as a keyword)."""
+    if isinstance(estimator, Composite) and _takes_weights(type(estimator)):
+        return True
+    return has_fit_parameter(estimator, "sample_weight")
+
+
 def check_weighted(owner: str, name: str, estimator: Any) -> None:
-    """Raise unless ``estimator.fit`` takes ``sample_weight`` (``owner``'s component ``name`` is to get them):
-    it names it, or it is a composite whose ``network`` takes it (``Composite.fit`` takes it as a keyword)."""
-    weighted = isinstance(estimator, Composite) and _takes_weights(type(estimator))
-    if not (weighted or has_fit_parameter(estimator, "sample_weight")):
+    """Raise unless ``estimator`` takes ``sample_weight`` (``owner``'s component ``name`` is to get them)."""
+    if not takes_weights(estimator):
         raise ArgumentError(
             f"{owner}: {name} ({type(estimator).__name__}) takes no sample_weight in fit, so it cannot train "
             "on the weights given. Fit without sample_weight, or use a model whose fit takes them."

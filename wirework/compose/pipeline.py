@@ -6,13 +6,12 @@ from typing import Any
 
 from sklearn.base import DensityMixin, OutlierMixin
 from sklearn.utils import get_tags
-from sklearn.utils.validation import has_fit_parameter
 
 from wirework.errors import ArgumentError, GraphError, ParameterError
 from wirework.graph.machines import Machine, machine
 from wirework.graph.nodes import Node, Source
 from wirework.compose._named import NamedEstimators, check_named
-from wirework.compose.composite import _KIND_MIXINS, Composite, WeightedFit, check_weighted
+from wirework.compose.composite import _KIND_MIXINS, Composite, WeightedFit, check_weighted, takes_weights
 from wirework.compose.signature import Signature
 
 __all__ = ["Pipeline", "TransformedTarget"]
@@ -186,7 +185,7 @@ class Pipeline(NamedEstimators, WeightedFit, Composite):
         name, final = steps[-1]
         if hasattr(final, "predict"):
             check_weighted("Pipeline", f"its last step {name!r}", final)
-        weighted = {name for name, step in steps if has_fit_parameter(step, "sample_weight")}
+        weighted = {name for name, step in steps if takes_weights(step)}
         if not weighted:
             raise ArgumentError(
                 f"Pipeline: no step takes sample_weight in fit ({', '.join(repr(n) for n, _ in steps)}), so "
