@@ -13,7 +13,7 @@ from typing import Any
 from wirework.errors import ArgumentError, GraphError
 from wirework.graph.data import describe
 
-__all__ = ["NamedEstimators", "check_named"]
+__all__ = ["NamedEstimators", "TrainedEstimators", "check_named"]
 
 
 def check_named(owner: str, attribute: str, pairs: Any) -> list[tuple[str, Any]]:
@@ -82,3 +82,12 @@ def _is_pair(item: Any) -> bool:
 def _well_formed(pairs: Any) -> list[tuple[str, Any]]:
     """The ``(name, estimator)`` pairs of ``pairs`` (nothing when it is not a list or tuple)."""
     return [item for item in pairs if _is_pair(item)] if isinstance(pairs, (list, tuple)) else []
+
+
+class TrainedEstimators:
+    """Mixin for a recipe with scikit-learn's ``named_estimators_``: its ``estimators_``, the same in order."""
+
+    @property
+    def estimators_(self) -> list[Any]:
+        """The values of ``named_estimators_``, in its order."""
+        return list(self.named_estimators_.values())

@@ -15,7 +15,7 @@ from wirework.graph.data import describe, take_rows
 from wirework.graph.machines import Machine, machine
 from wirework.graph.nodes import Node, Source, node
 from wirework.compose import _ops
-from wirework.compose._named import NamedEstimators, check_named
+from wirework.compose._named import NamedEstimators, TrainedEstimators, check_named
 from wirework.compose.composite import Composite, WeightedFit, check_weighted
 from wirework.compose.pipeline import _kind_of
 from wirework.compose.signature import Signature
@@ -167,7 +167,7 @@ class Bagging(WeightedFit, Composite):
         return Signature(**_averaged(members, X, labels, None))
 
 
-class Average(NamedEstimators, WeightedFit, Composite):
+class Average(NamedEstimators, TrainedEstimators, WeightedFit, Composite):
     """A (weighted) average of several models, each trained on all rows.
 
     Regressors: mean of predictions. Classifiers: mean of probabilities
@@ -212,14 +212,9 @@ class Average(NamedEstimators, WeightedFit, Composite):
 
     @property
     def named_estimators_(self) -> Bunch:
-        """The trained models, by name."""
+        """The trained models, by name, in the order of ``estimators``."""
         names = [name for name, _ in check_named(type(self).__name__, "estimators", self.estimators)]
         return Bunch(**self._trained(names))
-
-    @property
-    def estimators_(self) -> list[Any]:
-        """The trained models, in the order of ``estimators``."""
-        return list(self.named_estimators_.values())
 
     def network(self, X: Source, y: Source | None = None, sample_weight: Source | None = None) -> Signature:
         owner = type(self).__name__

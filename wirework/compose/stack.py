@@ -12,7 +12,7 @@ from wirework.errors import GraphError
 from wirework.graph.machines import machine
 from wirework.graph.nodes import Node, Source, node
 from wirework.compose import _ops
-from wirework.compose._named import NamedEstimators, check_named
+from wirework.compose._named import NamedEstimators, TrainedEstimators, check_named
 from wirework.compose.composite import Composite, WeightedFit, check_weighted
 from wirework.compose.pipeline import _kind_of
 from wirework.compose.signature import Signature
@@ -22,7 +22,7 @@ __all__ = ["Stack"]
 _METHODS = ("predict_proba", "decision_function", "predict")
 
 
-class Stack(NamedEstimators, WeightedFit, Composite):
+class Stack(NamedEstimators, TrainedEstimators, WeightedFit, Composite):
     """Stacked generalization: base learners' out-of-fold predictions feed a final estimator.
 
     For each base learner, one machine per cross-validation split is trained
@@ -178,15 +178,10 @@ class Stack(NamedEstimators, WeightedFit, Composite):
     @property
     def named_estimators_(self) -> Bunch:
         """The base learners trained on all rows (those that predict), by name (``<name>_level<k>``
-        when ``levels > 1``)."""
+        when ``levels > 1``), level by level, each level in the order of ``estimators``."""
         names = [name for name, _ in check_named(type(self).__name__, "estimators", self.estimators)]
         levels = range(1, self.levels + 1) if isinstance(self.levels, int) and self.levels > 1 else [1]
         return Bunch(**self._trained([f"{name}{self._suffix(level)}" for level in levels for name in names]))
-
-    @property
-    def estimators_(self) -> list[Any]:
-        """The values of :attr:`named_estimators_`, level by level, each level in the order of ``estimators``."""
-        return list(self.named_estimators_.values())
 
     def network(self, X: Source, y: Source | None = None, sample_weight: Source | None = None) -> Signature:
         owner = type(self).__name__
