@@ -188,3 +188,27 @@ def test_models_that_number_a_column_s_categories_differently_share_one_input(la
     options.intra_op_num_threads = 1
     session = ort.InferenceSession(model.SerializeToString(), options, providers=["CPUExecutionProvider"])
     assert np.abs(session.run(None, feed(model, test))[0].ravel() - stack.predict(test)).max() <= 1e-12
+
+
+def test_a_recoded_model_with_two_outputs_is_converted_once():
+    from sklearn.ensemble import HistGradientBoostingClassifier
+
+    rng = np.random.default_rng(3)
+    data = pd.DataFrame({"a": rng.normal(size=600)})
+    data["kind"] = pd.Categorical(rng.choice(["s", "q", "p"], 600), categories=["s", "q", "p", "unused"])
+    target = (data["a"] + data["kind"].cat.codes > 1).astype(int).to_numpy()
+    X, y = ww.source(data, name="X"), ww.source(target, name="y")
+    gbm = ww.machine(lightgbm.LGBMClassifier(n_estimators=10, verbose=-1, n_jobs=1), X, y)
+    hist = ww.machine(HistGradientBoostingClassifier(max_iter=10, categorical_features="from_dtype"), X, y)
+    outputs = {"predict": hist.predict(X), "predict_proba": ww.mean(gbm.predict_proba(X), hist.predict_proba(X))}
+    for node in outputs.values():
+        node.fit()
+    model = ww.to_onnx(outputs, X_sample=data.head())  # hist's two operations share one recoding and conversion
+    assert _nodes(model).count("TreeEnsemble") == 2
+    assert _nodes(model).count("LabelEncoder") == 2  # one recoding per model: each numbers "kind" otherwise
+    session = ort.InferenceSession(model.SerializeToString(), providers=["CPUExecutionProvider"])
+    from wirework.export.api import feed
+
+    got = dict(zip([o.name for o in model.graph.output], session.run(None, feed(model, data))))
+    assert np.array_equal(got["predict"].ravel(), outputs["predict"](data))
+    assert np.abs(got["predict_proba"] - outputs["predict_proba"](data)).max() <= 1e-12

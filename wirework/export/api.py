@@ -44,6 +44,8 @@ def _default_methods(available: Sequence[str]) -> list[str]:
     transformer's ``transform`` (a predictor that also transforms, as a stack does, exports its predictions)."""
     predictions = [m for m in _PREDICTIONS if m in available]
     return predictions or (["transform"] if "transform" in available else [])
+
+
 _METADATA_KEY = "wirework.inputs"
 
 

@@ -199,8 +199,11 @@ def _dynamic(cx: Context, node: DynamicNode) -> str:
         )
     parent = node.parents[0]
     x = cx.matrix(parent) if node.operation != "inverse_transform" or cx.ndim(parent) == 2 else cx.names[parent]
-    if isinstance(parent, Source) and id(model) in cx.recode:
-        x = _recoded(cx, x, np.shape(cx.sample[parent])[1], cx.recode[id(model)])
+    if isinstance(parent, Source) and id(model) in cx.recode:  # once per model: its operations share it
+        key = ("recode", id(model), x)
+        if key not in cx.g.memo:
+            cx.g.memo[key] = _recoded(cx, x, np.shape(cx.sample[parent])[1], cx.recode[id(model)])
+        x = cx.g.memo[key]
     out = converter.convert(model, node.operation, cx.g, x)
     if np.ndim(cx.sample[node]) == 1:
         out = cx.g.as_vector(out)
