@@ -5,6 +5,7 @@ import warnings
 import numpy as np
 import pytest
 from _counting import Counting, fits
+from sklearn import config_context
 from sklearn.base import BaseEstimator, ClassifierMixin, RegressorMixin
 from sklearn.compose import TransformedTargetRegressor
 from sklearn.datasets import load_diabetes, load_iris
@@ -208,3 +209,69 @@ def test_transformed_target_fitted_attributes_are_scikit_learn_s():
     theirs = TransformedTargetRegressor(Ridge(), transformer=StandardScaler()).fit(X_DATA, Y_DATA)
     assert np.array_equal(ours.regressor_.coef_, theirs.regressor_.coef_)
     assert np.array_equal(ours.transformer_.scale_, theirs.transformer_.scale_)
+
+
+def test_transformed_target_with_functions_equals_scikit_learn_s():
+    for options in ({"func": np.log, "inverse_func": np.exp}, {}):  # {}: the identity, as scikit-learn's default
+        ours = ww.TransformedTarget(Ridge(alpha=0.5), **options).fit(X_DATA, Y_DATA)
+        theirs = TransformedTargetRegressor(Ridge(alpha=0.5), **options).fit(X_DATA, Y_DATA)
+        assert np.array_equal(ours.predict(X_DATA), theirs.predict(X_DATA))
+        assert type(ours.transformer_).__name__ == "FunctionTransformer"
+        assert ours.transformer_.func is options.get("func")
+        assert ours.report_()["inverse_holds"] is True
+
+
+def test_transformed_target_functions_keep_arrays_whatever_the_global_output():
+    with config_context(transform_output="pandas"):
+        ours = ww.TransformedTarget(Ridge(), func=np.log, inverse_func=np.exp).fit(X_DATA, Y_DATA)
+        theirs = TransformedTargetRegressor(Ridge(), func=np.log, inverse_func=np.exp).fit(X_DATA, Y_DATA)
+        assert isinstance(ours.predict(X_DATA), np.ndarray)
+        assert np.array_equal(ours.predict(X_DATA), theirs.predict(X_DATA))
+
+
+def test_transformed_target_warns_as_scikit_learn_when_the_inverse_does_not_hold():
+    def caught(model):
+        with warnings.catch_warnings(record=True) as seen:
+            warnings.simplefilter("always")
+            model.fit(X_DATA, Y_DATA)
+        return [str(w.message) for w in seen if w.category is UserWarning]
+
+    options = {"func": np.log, "inverse_func": np.sqrt}
+    ours = ww.TransformedTarget(Ridge(), **options)
+    first = caught(ours)
+    assert first == caught(TransformedTargetRegressor(Ridge(), **options))
+    assert any(m.startswith("The provided functions or transformer are not strictly inverse") for m in first)
+    assert ours.report_()["inverse_holds"] is False
+    assert caught(ours) == [] and ours.report_()["inverse_holds"] is False  # checked when the transformer trains
+    quiet = ww.TransformedTarget(Ridge(), check_inverse=False, **options)
+    assert caught(quiet) == caught(TransformedTargetRegressor(Ridge(), check_inverse=False, **options)) == []
+    assert "inverse_holds" not in quiet.report_()
+
+
+@pytest.mark.parametrize(
+    ("options", "message"),
+    [
+        ({"transformer": StandardScaler(), "func": np.log}, "'transformer' and functions 'func'/'inverse_func' cannot both be set"),
+        ({"func": np.log}, "when 'func' is provided, 'inverse_func' must also be provided"),
+        ({"inverse_func": np.exp}, "when 'inverse_func' is provided, 'func' must also be provided"),
+        ({"func": "log", "inverse_func": np.exp}, "expected func to be callable. Received: str 'log'"),
+        ({"check_inverse": "yes"}, "expected check_inverse to be a bool. Received: str 'yes'"),
+    ],
+    ids=["both", "no inverse", "no func", "not callable", "check_inverse"],
+)
+def test_transformed_target_refuses_inconsistent_target_options(options, message):
+    with pytest.raises(ww.ParameterError, match=message) as info:
+        ww.TransformedTarget(Ridge(), **options).fit(X_DATA, Y_DATA)
+    assert isinstance(info.value, ValueError)
+
+
+def test_transformed_target_with_functions_retrains_only_the_regressor():
+    tt = ww.TransformedTarget(Ridge(alpha=1.0), func=np.log1p, inverse_func=np.expm1).fit(X_DATA, Y_DATA)
+    tt.set_params(regressor__alpha=4.0).fit(X_DATA, Y_DATA)
+    actions = {name: report["action"] for name, report in tt.report_()["machines"].items()}
+    assert actions == {"target_transformer": "skipped", "regressor": "updated"}
+    reference = TransformedTargetRegressor(Ridge(alpha=4.0), func=np.log1p, inverse_func=np.expm1).fit(X_DATA, Y_DATA)
+    assert np.array_equal(tt.predict(X_DATA), reference.predict(X_DATA))
+    tt.set_params(func=np.log, inverse_func=np.exp).fit(X_DATA, Y_DATA)  # new functions: a new target
+    reference = TransformedTargetRegressor(Ridge(alpha=4.0), func=np.log, inverse_func=np.exp).fit(X_DATA, Y_DATA)
+    assert np.array_equal(tt.predict(X_DATA), reference.predict(X_DATA))

@@ -326,6 +326,20 @@ def test_unsupervised_machine_on_a_vector_works_by_columns():
     assert std.inverse_transform(np.array([0.0])).__call__().shape == (1,)
 
 
+def test_a_machine_that_learned_one_column_takes_a_1d_value_as_that_column():
+    column = ww.source(Y_DATA[:, None])
+    std = ww.machine(StandardScaler(), column)
+    std.transform(column).fit()
+    flat = std.transform(np.array([0.0, 1.0]))()
+    assert flat.shape == (2, 1)  # the model's own output: a column, as it learned one
+    assert np.array_equal(flat, std.fitted_model.transform(np.array([[0.0], [1.0]])))
+    wide = ww.source(X_DATA[:, :2])
+    two = ww.machine(StandardScaler(), wide)
+    two.transform(wide).fit()
+    with pytest.raises(ww.MachineApplyError, match=r"failed in transform\(\) on numpy.ndarray of shape \(2,\)"):
+        two.transform(np.array([0.0, 1.0]))()  # two columns learned: a 1-D value is no row and no column
+
+
 def test_report_and_repr():
     yhat, (_, _, scaler, pca, ridge) = chain()
     assert ridge.report()["action"] == "none"

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import copy
+import warnings
 from typing import Any
 
 import numpy as np
@@ -15,7 +16,18 @@ from wirework.errors import DataError
 from wirework.graph.data import n_rows, take_rows
 from wirework.graph.library import hcat
 
-__all__ = ["cv_splits", "take", "gather", "column_names", "meta_features", "bootstrap_rows", "weighted_mean", "argmax"]
+__all__ = [
+    "cv_splits",
+    "take",
+    "gather",
+    "column_names",
+    "meta_features",
+    "bootstrap_rows",
+    "weighted_mean",
+    "argmax",
+    "every_tenth",
+    "inverse_holds",
+]
 
 
 def private_rng(random_state: Any) -> np.random.RandomState:
@@ -161,3 +173,27 @@ def weighted_mean(*values: Any, weights: tuple[float, ...] | None = None) -> np.
 def argmax(probabilities: Any) -> np.ndarray:
     """Column of the largest value in each row."""
     return np.asarray(probabilities).argmax(axis=1)
+
+
+def every_tenth(y: Any) -> Any:
+    """The rows scikit-learn's ``TransformedTargetRegressor`` checks its transformer's inverse on:
+    every ``len(y) // 10``-th row (every row below 20)."""
+    return take_rows(y, np.arange(0, n_rows(y), max(1, n_rows(y) // 10)))
+
+
+def inverse_holds(y: Any, recovered: Any) -> bool:
+    """Whether the target transformer's ``inverse_transform`` gave back ``y`` (``np.allclose``); warns if not.
+
+    The warning is scikit-learn's ``TransformedTargetRegressor``'s, raised
+    when the transformer is trained.
+    """
+    y, recovered = np.asarray(y, dtype=float), np.asarray(recovered, dtype=float)
+    holds = y.shape == recovered.shape and bool(np.allclose(y, recovered))
+    if not holds:
+        warnings.warn(
+            "The provided functions or transformer are not strictly inverse of each other. If you are sure you "
+            "want to proceed regardless, set 'check_inverse=False'",
+            UserWarning,
+            stacklevel=2,
+        )
+    return holds

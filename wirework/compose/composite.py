@@ -19,6 +19,7 @@ from typing import Any, NamedTuple
 
 import numpy as np
 import pandas as pd
+import scipy.sparse as sp
 from sklearn.base import BaseEstimator, ClassifierMixin, ClusterMixin, RegressorMixin
 from sklearn.metrics import accuracy_score, r2_score
 from sklearn.utils import get_tags
@@ -46,7 +47,7 @@ from wirework.graph.topology import training_order, upstream_sources
 from wirework.graph.training import FitPass, TrainingValues, fit_pass
 from wirework.compose.signature import Signature
 
-__all__ = ["Composite", "WeightedFit", "check_weighted", "is_estimator", "takes_weights"]
+__all__ = ["Composite", "WeightedFit", "check_weighted", "is_estimator", "learns_several_targets", "takes_weights"]
 
 
 def is_estimator(value: Any) -> bool:
@@ -210,8 +211,9 @@ class Composite(BaseEstimator):
         Its machines, in training order.
     n_features_in_, feature_names_in_ : int, ndarray
         As in scikit-learn.
-    classes_ : ndarray
-        For classifiers: the class labels seen in ``fit``.
+    classes_ : ndarray or list of ndarray
+        For classifiers: the class labels seen in ``fit`` (one array per
+        target when ``y`` has several columns).
 
     Examples
     --------
@@ -328,6 +330,16 @@ class Composite(BaseEstimator):
                 return kind
         return None
 
+    def _multi_output(self) -> bool:
+        """Whether ``fit`` takes a 2-D ``y`` (several targets) as it is: ``False`` here.
+
+        The ``multi_output`` target tag. A recipe says ``True`` when the model
+        that learns the target does (as scikit-learn's meta-estimators say);
+        a user-defined composite whose network learns several targets sets
+        the tag in its own ``__sklearn_tags__``, and ``fit`` follows the tag.
+        """
+        return False
+
     def _components(self) -> list[Any]:
         """The models that see the input ``X`` (their tags decide sparse / NaN support)."""
         objects: list[Any] = []
@@ -338,7 +350,7 @@ class Composite(BaseEstimator):
         tags = super().__sklearn_tags__()
         kind = self._kind()
         tags.estimator_type = kind
-        tags.target_tags.multi_output = False
+        tags.target_tags.multi_output = self._multi_output()
         tags.target_tags.single_output = True
         if kind == "classifier":
             tags.classifier_tags = tags.classifier_tags or ClassifierTags()
@@ -472,7 +484,13 @@ class Composite(BaseEstimator):
             if y is None:
                 checked_X, checked_y = validate_data(self, X, **common), None
             else:
-                checked_X, checked_y = validate_data(self, X, y, multi_output=False, **common)
+                multi = learns_several_targets(self)
+                if multi and sp.issparse(y):  # scikit-learn's check would take it as several targets
+                    raise TypeError(
+                        "Sparse data was passed for y, but dense data is required. Use '.toarray()' to convert to "
+                        "a dense numpy array."
+                    )
+                checked_X, checked_y = validate_data(self, X, y, multi_output=multi, **common)
                 if kind == "classifier":
                     check_classification_targets(checked_y)
             if sample_weight is not None:
@@ -569,7 +587,7 @@ class Composite(BaseEstimator):
         self.machines_ = built.machines
         self.__dict__.pop("_failed", None)
         if built.kind == "classifier" and y is not None:
-            self.classes_ = np.unique(np.asarray(y))
+            self.classes_ = _classes(y)
         else:  # no longer a classifier: no classes left from an earlier fit
             self.__dict__.pop("classes_", None)
         return self
@@ -843,6 +861,25 @@ def check_weighted(owner: str, name: str, estimator: Any) -> None:
             f"{owner}: {name} ({type(estimator).__name__}) takes no sample_weight in fit, so it cannot train "
             "on the weights given. Fit without sample_weight, or use a model whose fit takes them."
         )
+
+
+def learns_several_targets(estimator: Any) -> bool:
+    """The ``multi_output`` target tag of ``estimator``: whether it learns a 2-D ``y`` as several targets.
+
+    ``False`` when its tags cannot be read (its ``fit`` then says what is wrong).
+    """
+    try:
+        return bool(get_tags(estimator).target_tags.multi_output)
+    except Exception:
+        return False
+
+
+def _classes(y: Any) -> Any:
+    """``classes_`` of a classifier trained on ``y``: its labels, or one array of labels per target."""
+    y = np.asarray(y)
+    if y.ndim == 2 and y.shape[1] > 1:
+        return [np.unique(column) for column in y.T]
+    return np.unique(y)
 
 
 def _unusable(owner: Composite, method: str, error: Exception) -> WireworkError:

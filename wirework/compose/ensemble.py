@@ -16,7 +16,7 @@ from wirework.graph.machines import Machine, machine
 from wirework.graph.nodes import Node, Source, node
 from wirework.compose import _ops
 from wirework.compose._named import NamedEstimators, TrainedEstimators, check_named
-from wirework.compose.composite import Composite, WeightedFit, check_weighted
+from wirework.compose.composite import Composite, WeightedFit, check_weighted, learns_several_targets
 from wirework.compose.pipeline import _kind_of
 from wirework.compose.signature import Signature
 
@@ -130,6 +130,11 @@ class Bagging(WeightedFit, Composite):
 
     def _kind(self) -> str | None:
         return _kind_of(self.estimator)
+
+    def _multi_output(self) -> bool:
+        """A regressor's several targets, when the estimator learns them (scikit-learn's bagging regressor takes
+        them too; its classifier does not)."""
+        return self._kind() == "regressor" and learns_several_targets(self.estimator)
 
     @property
     def estimators_(self) -> list[Any]:

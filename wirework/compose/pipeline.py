@@ -2,16 +2,29 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
+import numpy as np
+
 from sklearn.base import DensityMixin, OutlierMixin
+from sklearn.preprocessing import FunctionTransformer
 from sklearn.utils import get_tags
 
 from wirework.errors import ArgumentError, GraphError, ParameterError
+from wirework.graph.data import describe
 from wirework.graph.machines import Machine, machine
-from wirework.graph.nodes import Node, Source
+from wirework.graph.nodes import Node, Source, node
+from wirework.compose import _ops
 from wirework.compose._named import NamedEstimators, check_named
-from wirework.compose.composite import _KIND_MIXINS, Composite, WeightedFit, check_weighted, takes_weights
+from wirework.compose.composite import (
+    _KIND_MIXINS,
+    Composite,
+    WeightedFit,
+    check_weighted,
+    learns_several_targets,
+    takes_weights,
+)
 from wirework.compose.signature import Signature
 
 __all__ = ["Pipeline", "TransformedTarget"]
@@ -48,8 +61,9 @@ def _kind_of(estimator: Any) -> str | None:
 
 def _final_outputs(
     final: Any, Z: Node, y: Source | Node | None, name: str, target: Any = None, weights: Source | None = None
-) -> tuple[dict[str, Node], Machine]:
-    """The operations a last step offers, as nodes (through a target transformer if given), and its machine.
+) -> tuple[dict[str, Node], Machine, Machine | None]:
+    """The operations a last step offers, as nodes (through a target transformer if given), its machine,
+    and the target transformer's machine (``None`` without one).
 
     ``weights``: the sample weights the last step trains with, if any.
     """
@@ -57,7 +71,7 @@ def _final_outputs(
     if target is not None and y is not None:
         scale = machine(target, y, name="target_transformer")
         mach = machine(final, Z, scale.transform(y), *row_weights, name=name)
-        return {"predict": scale.inverse_transform(mach.predict(Z))}, mach
+        return {"predict": scale.inverse_transform(mach.predict(Z))}, mach, scale
     mach = machine(final, Z, y, *row_weights, name=name) if y is not None else machine(final, Z, name=name)
     outputs = {}
     for operation in ("predict", "predict_proba", "predict_log_proba", "decision_function", "transform"):
@@ -68,7 +82,7 @@ def _final_outputs(
             f"The last step {name!r} ({type(final).__name__}) offers none of predict, predict_proba, "
             "decision_function or transform. Make it an estimator or a transformer."
         )
-    return outputs, mach
+    return outputs, mach, None
 
 
 class Pipeline(NamedEstimators, WeightedFit, Composite):
@@ -123,14 +137,23 @@ class Pipeline(NamedEstimators, WeightedFit, Composite):
         steps = check_named(type(self).__name__, "steps", self.steps)
         return [(name, step) for name, step in steps if step is not None and not (isinstance(step, str) and step == "passthrough")]
 
-    def _kind(self) -> str | None:
-        try:  # the last live step, without the full check of the steps that network() makes
+    def _last_step(self) -> Any:
+        """The last live step, without the full check of the steps that network() makes (``None``: none)."""
+        try:
             for _, step in reversed(self.steps):
                 if step is not None and not (isinstance(step, str) and step == "passthrough"):
-                    return _kind_of(step)
+                    return step
         except Exception:
             return None
         return None
+
+    def _kind(self) -> str | None:
+        last = self._last_step()
+        return None if last is None else _kind_of(last)
+
+    def _multi_output(self) -> bool:
+        """Several targets when the last step learns them, as scikit-learn's ``Pipeline`` tags say."""
+        return learns_several_targets(self._last_step())
 
     def set_output(self, *, transform: str | None = None) -> Pipeline:
         """Set the output container of every step that transforms, and of the pipeline, as scikit-learn's.
@@ -212,7 +235,7 @@ class Pipeline(NamedEstimators, WeightedFit, Composite):
             Z = mach.transform(Z)
         name, final = steps[-1]
         weights = sample_weight if name in weighted else None
-        outputs, last = _final_outputs(final, Z, y, name, self.target_transformer, weights)
+        outputs, last, _ = _final_outputs(final, Z, y, name, self.target_transformer, weights)
         if self.target_transformer is None and all(hasattr(s, "inverse_transform") for _, s in steps):
             back: Node = X
             for mach in [*chain, last][::-1]:
@@ -231,6 +254,26 @@ class TransformedTarget(WeightedFit, Composite):
     ``fit(X, y, sample_weight=w)`` trains the regressor with the weights
     (the transformer without), as scikit-learn's does.
 
+    Parameters
+    ----------
+    regressor : regressor
+    transformer : transformer, optional
+        Learns the target (a 1-D ``y`` as one column). Not together with
+        ``func`` and ``inverse_func``.
+    func, inverse_func : callable, optional
+        Without a ``transformer``: the target goes through
+        ``FunctionTransformer(func, inverse_func, validate=True)``; both or
+        neither (neither: the identity).
+    check_inverse : bool, default=True
+        After the transformer trains, check on every tenth row of ``y`` that
+        ``inverse_transform`` gives it back, and warn (``UserWarning``) if
+        not. ``report_()["inverse_holds"]`` says what the check found.
+    cache, executor, n_jobs : optional
+        As for ``ww.Pipeline``.
+
+    A 2-D ``y`` is learned as several targets when the regressor learns
+    several (its ``multi_output`` tag); a 1-D ``y`` gives 1-D predictions.
+
     Examples
     --------
     >>> import numpy as np
@@ -240,17 +283,38 @@ class TransformedTarget(WeightedFit, Composite):
     >>> X, y = np.arange(6.0).reshape(3, 2), np.array([1.0, 2.0, 3.0])
     >>> ww.TransformedTarget(LinearRegression(), StandardScaler()).fit(X, y).predict(X).round(6)
     array([1., 2., 3.])
+    >>> growth = ww.TransformedTarget(LinearRegression(), func=np.log, inverse_func=np.exp)
+    >>> growth.fit(X, np.exp(y)).predict(X).round(4)
+    array([ 2.7183,  7.3891, 20.0855])
     """
 
-    def __init__(self, regressor: Any, transformer: Any, *, cache: Any = None, executor: Any = None, n_jobs: int | None = None) -> None:
+    def __init__(
+        self,
+        regressor: Any,
+        transformer: Any = None,
+        *,
+        func: Callable[..., Any] | None = None,
+        inverse_func: Callable[..., Any] | None = None,
+        check_inverse: bool = True,
+        cache: Any = None,
+        executor: Any = None,
+        n_jobs: int | None = None,
+    ) -> None:
         self.regressor = regressor
         self.transformer = transformer
+        self.func = func
+        self.inverse_func = inverse_func
+        self.check_inverse = check_inverse
         self.cache = cache
         self.executor = executor
         self.n_jobs = n_jobs
 
     def _kind(self) -> str | None:
         return "regressor"
+
+    def _multi_output(self) -> bool:
+        """Several targets when the regressor learns them, as scikit-learn's tags say."""
+        return learns_several_targets(self.regressor)
 
     @property
     def regressor_(self) -> Any:
@@ -259,17 +323,50 @@ class TransformedTarget(WeightedFit, Composite):
 
     @property
     def transformer_(self) -> Any:
-        """The transformer, trained on the target."""
+        """The transformer, trained on the target (a ``FunctionTransformer`` of ``func`` without one)."""
         return self._trained(["target_transformer"])["target_transformer"]
 
     def _components(self) -> list[Any]:
         return [self.regressor]
 
+    def _target_transformer(self) -> Any:
+        """``transformer``, or the ``FunctionTransformer`` of ``func`` and ``inverse_func`` (checked)."""
+        functions = {"func": self.func, "inverse_func": self.inverse_func}
+        if self.transformer is not None:
+            if any(f is not None for f in functions.values()):
+                raise ParameterError(
+                    "TransformedTarget: 'transformer' and functions 'func'/'inverse_func' cannot both be set. "
+                    "Keep the transformer, or set transformer=None."
+                )
+            return self.transformer
+        given = [name for name, f in functions.items() if f is not None]
+        if len(given) == 1:
+            lacking = "inverse_func" if given[0] == "func" else "func"
+            raise ParameterError(
+                f"TransformedTarget: when '{given[0]}' is provided, '{lacking}' must also be provided. "
+                f"If {lacking} is supposed to be the identity, pass the identity function."
+            )
+        for name, f in functions.items():
+            if f is not None and not callable(f):
+                raise ParameterError(f"TransformedTarget: expected {name} to be callable. Received: {describe(f)}.")
+        # The target is not a feature: the output stays an array, whatever the global transform_output says.
+        return FunctionTransformer(
+            func=self.func, inverse_func=self.inverse_func, validate=True, check_inverse=self.check_inverse
+        ).set_output(transform="default")
+
     def network(self, X: Source, y: Source | None = None, sample_weight: Source | None = None) -> Signature:
         if y is None:
             raise GraphError("TransformedTarget needs a target: call fit(X, y).")
+        if not isinstance(self.check_inverse, (bool, np.bool_)):
+            raise ParameterError(
+                f"TransformedTarget: expected check_inverse to be a bool. Received: {describe(self.check_inverse)}."
+            )
+        target = self._target_transformer()
         if sample_weight is not None:
             check_weighted("TransformedTarget", "regressor", self.regressor)
-        outputs, _ = _final_outputs(self.regressor, X, y, "regressor", self.transformer, sample_weight)
-        return Signature(**outputs)
-
+        outputs, _, scale = _final_outputs(self.regressor, X, y, "regressor", target, sample_weight)
+        report = {}
+        if self.check_inverse:
+            checked = node(_ops.every_tenth, y)
+            report["inverse_holds"] = node(_ops.inverse_holds, checked, scale.inverse_transform(scale.transform(checked)))
+        return Signature(**outputs, report=report)

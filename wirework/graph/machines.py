@@ -218,8 +218,11 @@ class Machine:
                 "Build the node from a machine whose model offers it."
             )
         try:
-            if self._vector and getattr(value, "ndim", 2) == 1:
-                return _from_column(method(_to_column(value)), value)
+            if getattr(value, "ndim", 2) == 1:
+                if self._vector:  # trained on a 1-D argument as one column: the same here, and back to 1-D
+                    return _from_column(method(_to_column(value)), value)
+                if getattr(fitted, "n_features_in_", None) == 1:  # it learned one column: a 1-D value is that column
+                    return method(_to_column(value))
             return method(value)
         except WireworkError:  # a composite inside: its error names its own machine already
             raise
