@@ -12,7 +12,7 @@ from sklearn.decomposition import PCA
 from sklearn.ensemble import RandomForestClassifier, RandomForestRegressor
 from sklearn.linear_model import LogisticRegression, Ridge
 from sklearn.model_selection import KFold
-from sklearn.preprocessing import StandardScaler
+from sklearn.preprocessing import FunctionTransformer, StandardScaler
 
 import wirework as ww
 from wirework.errors import ExportError, NotTrainedError
@@ -212,3 +212,30 @@ def test_a_recoded_model_with_two_outputs_is_converted_once():
     got = dict(zip([o.name for o in model.graph.output], session.run(None, feed(model, data))))
     assert np.array_equal(got["predict"].ravel(), outputs["predict"](data))
     assert np.abs(got["predict_proba"] - outputs["predict_proba"](data)).max() <= 1e-12
+
+
+@pytest.mark.parametrize(
+    "functions",
+    [{}, {"func": np.log, "inverse_func": np.exp}, {"func": np.sqrt, "inverse_func": np.square}],
+    ids=["identity", "log-exp", "sqrt-square"],
+)
+def test_transformed_target_functions_become_their_operators(diabetes, functions):
+    X, y = diabetes
+    model = ww.TransformedTarget(Ridge(), **functions).fit(X, y)
+    onnx_model = ww.to_onnx(model)
+    if functions:  # predictions only go back through the inverse function
+        assert {np.exp: "Exp", np.square: "Mul"}[functions["inverse_func"]] in _nodes(onnx_model)
+    report = ww.onnx.check_parity(model, onnx_model, X)
+    assert report.outputs["predict"].max_rel <= 1e-14
+
+
+def test_transformed_target_functions_without_an_operator_are_refused(diabetes):
+    X, y = diabetes
+    model = ww.TransformedTarget(Ridge(), func=np.log1p, inverse_func=np.expm1).fit(X, y)
+    with pytest.raises(ww.ExportError, match=r"inverse_transform\(\) applies expm1, which has no ONNX operator"):
+        ww.to_onnx(model)
+    keywords = ww.TransformedTarget(
+        Ridge(), transformer=FunctionTransformer(np.log, np.exp, inv_kw_args={"out": None}, check_inverse=False)
+    ).fit(X, y)
+    with pytest.raises(ww.ExportError, match=r"inverse_transform\(\) passes keyword arguments to its function"):
+        ww.to_onnx(keywords)

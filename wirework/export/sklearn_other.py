@@ -11,8 +11,11 @@ linear regressors (``X @ coef_.T + intercept_`` as scikit-learn computes
 it, in either precision, where skl2onnx's float32 form is an untyped
 ``LinearRegressor``), ``LabelEncoder.inverse_transform`` (the label decoding of stacks and
 averages), ``StandardScaler`` both ways (``inverse_transform`` is the last
-step of a target transform) and scikit-learn's own ``Pipeline`` (each step
-through its own converter, trees included).
+step of a target transform), ``FunctionTransformer`` both ways when its
+functions are none (the identity) or NumPy functions with an ONNX operator
+(``np.log``, ``np.exp``, ``np.sqrt``, ``np.square``, ``np.negative``), and
+scikit-learn's own ``Pipeline`` (each step through its own converter, trees
+included).
 """
 
 from __future__ import annotations
@@ -24,7 +27,7 @@ import numpy as np
 from sklearn.base import is_classifier, is_regressor
 from sklearn.linear_model import ElasticNet, Lasso, LinearRegression, Ridge
 from sklearn.pipeline import Pipeline as SkPipeline
-from sklearn.preprocessing import LabelEncoder, StandardScaler
+from sklearn.preprocessing import FunctionTransformer, LabelEncoder, StandardScaler
 
 from wirework.errors import ExportError
 from wirework.export.builder import ML_OPSET, OPSET, GraphBuilder
@@ -157,6 +160,33 @@ def _convert_standard_scaler(model: StandardScaler, method: str, g: GraphBuilder
     if scale is not None:
         x = g.op("Mul", [x, g.const(scale, "scale")], hint="unscaled")
     return g.op("Add", [x, g.const(mean, "mean")], hint="uncentred") if mean is not None else x
+
+
+#: NumPy functions a ``FunctionTransformer`` may apply, as the ONNX operator computing each elementwise.
+_ELEMENTWISE = {np.log: "Log", np.exp: "Exp", np.sqrt: "Sqrt", np.negative: "Neg"}
+
+
+@register(FunctionTransformer, methods=lambda model: ("transform", "inverse_transform"))
+def _convert_function_transformer(model: FunctionTransformer, method: str, g: GraphBuilder, x: str) -> str:
+    # the functions of a target transform: the identity (no function), or one NumPy function with an operator
+    function = model.func if method == "transform" else model.inverse_func
+    if function is None:
+        return x
+    if model.kw_args if method == "transform" else model.inv_kw_args:
+        raise ExportError(
+            f"FunctionTransformer.{method}() passes keyword arguments to its function, which cannot be exported. "
+            "Use a function without them."
+        )
+    if function is np.square:
+        return g.op("Mul", [x, x], hint="squared")
+    op_type = _ELEMENTWISE.get(function)
+    if op_type is None:
+        known = ", ".join(f"np.{f.__name__}" for f in [*_ELEMENTWISE, np.square])
+        raise ExportError(
+            f"FunctionTransformer.{method}() applies {getattr(function, '__qualname__', repr(function))}, which has "
+            f"no ONNX operator here. Exported: no function (the identity), {known}."
+        )
+    return g.op(op_type, [x], hint=op_type.lower())
 
 
 @register(LinearRegression, Ridge, Lasso, ElasticNet, methods=lambda model: ("predict",))
