@@ -8,10 +8,14 @@ from _counting import Counting, fits
 from sklearn import config_context
 from sklearn.base import BaseEstimator, ClassifierMixin, RegressorMixin
 from sklearn.compose import TransformedTargetRegressor
-from sklearn.datasets import load_diabetes, load_iris
+from sklearn.cluster import KMeans
+from sklearn.datasets import load_breast_cancer, load_diabetes, load_iris
 from sklearn.decomposition import PCA
+from sklearn.ensemble import IsolationForest
 from sklearn.feature_selection import SelectKBest, f_regression
 from sklearn.linear_model import Lasso, LogisticRegression, Ridge
+from sklearn.mixture import GaussianMixture
+from sklearn.neighbors import KernelDensity
 from sklearn.pipeline import Pipeline as SkPipeline
 from sklearn.preprocessing import QuantileTransformer, StandardScaler
 from sklearn.utils import all_estimators, get_tags
@@ -275,3 +279,31 @@ def test_transformed_target_with_functions_retrains_only_the_regressor():
     tt.set_params(func=np.log, inverse_func=np.exp).fit(X_DATA, Y_DATA)  # new functions: a new target
     reference = TransformedTargetRegressor(Ridge(alpha=4.0), func=np.log, inverse_func=np.exp).fit(X_DATA, Y_DATA)
     assert np.array_equal(tt.predict(X_DATA), reference.predict(X_DATA))
+
+
+@pytest.mark.parametrize(
+    "last",
+    [IsolationForest(random_state=0), GaussianMixture(2, random_state=0), KMeans(3, n_init=2, random_state=0), KernelDensity()],
+    ids=["outliers", "mixture", "clusters", "density"],
+)
+def test_unsupervised_last_steps_offer_what_scikit_learn_s_pipeline_offers(last):
+    X = load_breast_cancer().data
+    ours = ww.Pipeline([("scale", StandardScaler()), ("last", last)])
+    theirs = SkPipeline([("scale", StandardScaler()), ("last", last)])
+    operations = ("fit_predict", "predict", "predict_proba", "decision_function", "score_samples", "transform")
+    offered = [op for op in operations if hasattr(theirs.fit(X), op)]
+    assert [op for op in operations if hasattr(ours.fit(X), op)] == offered
+    assert ("score_samples" in offered) is not isinstance(last, KMeans)
+    for operation in offered:
+        if operation == "fit_predict":
+            assert np.array_equal(ours.fit_predict(X), theirs.fit_predict(X))
+        else:
+            assert np.array_equal(getattr(ours, operation)(X), getattr(theirs, operation)(X)), operation
+
+
+def test_a_clusterer_composite_fits_and_predicts_its_training_labels():
+    X = load_iris().data
+    clusters = ww.Pipeline([("scale", StandardScaler()), ("kmeans", KMeans(3, n_init=2, random_state=0))])
+    labels = clusters.fit_predict(X)
+    assert np.array_equal(labels, clusters.fitted_params_()["kmeans"].labels_)
+    assert not hasattr(ww.Pipeline([("scale", StandardScaler()), ("ridge", Ridge())]), "fit_predict")

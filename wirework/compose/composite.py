@@ -198,7 +198,8 @@ class Composite(BaseEstimator):
     declare what the composite is, or override :meth:`_kind`.
 
     Operations (``predict``, ``predict_proba``, ``predict_log_proba``,
-    ``decision_function``, ``transform``, ``inverse_transform``) exist
+    ``decision_function``, ``score_samples``, ``transform``,
+    ``inverse_transform``) exist
     exactly when the signature returned by :meth:`network` provides them.
     A composite that transforms also has ``get_feature_names_out`` and
     ``set_output``, as scikit-learn's transformers.
@@ -655,6 +656,11 @@ class Composite(BaseEstimator):
         """The network's ``decision_function`` output on ``X``."""
         return self._run("decision_function", X)
 
+    @available_if(_offers("score_samples"))
+    def score_samples(self, X: Any) -> Any:
+        """The network's ``score_samples`` output on ``X`` (an outlier detector's or a density's scores)."""
+        return self._run("score_samples", X)
+
     @available_if(_offers("transform"))
     def transform(self, X: Any) -> Any:
         """The network's ``transform`` output on ``X``, in the container ``set_output`` asks for."""
@@ -758,6 +764,16 @@ class Composite(BaseEstimator):
     def fit_transform(self, X: Any, y: Any = None, **fit_params: Any) -> Any:
         """Fit, then transform ``X``."""
         return self.fit(X, y, **fit_params).transform(X)
+
+    @available_if(lambda self: self._fits_and_predicts())
+    def fit_predict(self, X: Any, y: Any = None, **fit_params: Any) -> Any:
+        """Fit, then predict ``X``: a clusterer's labels, an outlier detector's verdicts (as scikit-learn's)."""
+        return self.fit(X, y, **fit_params).predict(X)
+
+    def _fits_and_predicts(self) -> bool:
+        """Whether :meth:`fit_predict` exists: for a clusterer that predicts (its training labels are then its
+        predictions on the training data, as scikit-learn's ``ClusterMixin`` says)."""
+        return self._kind() == "clusterer" and self._provides("predict")
 
     @available_if(_offers("inverse_transform"))
     def inverse_transform(self, X: Any) -> Any:

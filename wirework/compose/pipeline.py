@@ -74,13 +74,13 @@ def _final_outputs(
         return {"predict": scale.inverse_transform(mach.predict(Z))}, mach, scale
     mach = machine(final, Z, y, *row_weights, name=name) if y is not None else machine(final, Z, name=name)
     outputs = {}
-    for operation in ("predict", "predict_proba", "predict_log_proba", "decision_function", "transform"):
+    for operation in ("predict", "predict_proba", "predict_log_proba", "decision_function", "score_samples", "transform"):
         if hasattr(final, operation):
             outputs[operation] = getattr(mach, operation)(Z)
     if not outputs:
         raise GraphError(
             f"The last step {name!r} ({type(final).__name__}) offers none of predict, predict_proba, "
-            "decision_function or transform. Make it an estimator or a transformer."
+            "decision_function, score_samples or transform. Make it an estimator or a transformer."
         )
     return outputs, mach, None
 
@@ -154,6 +154,11 @@ class Pipeline(NamedEstimators, WeightedFit, Composite):
     def _multi_output(self) -> bool:
         """Several targets when the last step learns them, as scikit-learn's ``Pipeline`` tags say."""
         return learns_several_targets(self._last_step())
+
+    def _fits_and_predicts(self) -> bool:
+        """``fit_predict`` when the last step has one and predicts (clusterers, outlier detectors), as
+        scikit-learn's ``Pipeline`` offers it."""
+        return hasattr(self._last_step(), "fit_predict") and self._provides("predict")
 
     def set_output(self, *, transform: str | None = None) -> Pipeline:
         """Set the output container of every step that transforms, and of the pipeline, as scikit-learn's.

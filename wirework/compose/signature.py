@@ -39,6 +39,7 @@ class Signature(Mapping):
         predict_proba: Node | None = None,
         predict_log_proba: Node | None = None,
         decision_function: Node | None = None,
+        score_samples: Node | None = None,
         transform: Node | None = None,
         inverse_transform: Node | None = None,
         report: Mapping[str, Node] | None = None,
@@ -48,6 +49,7 @@ class Signature(Mapping):
             "predict_proba": predict_proba,
             "predict_log_proba": predict_log_proba,
             "decision_function": decision_function,
+            "score_samples": score_samples,
             "transform": transform,
             "inverse_transform": inverse_transform,
         }

@@ -42,7 +42,15 @@ if TYPE_CHECKING:  # pragma: no cover
 __all__ = ["Machine", "Job", "run_job", "machine", "OPERATIONS", "fresh_copy"]
 
 #: The operations a machine can label nodes with.
-OPERATIONS = ("predict", "predict_proba", "predict_log_proba", "decision_function", "transform", "inverse_transform")
+OPERATIONS = (
+    "predict",
+    "predict_proba",
+    "predict_log_proba",
+    "decision_function",
+    "score_samples",
+    "transform",
+    "inverse_transform",
+)
 
 
 #: What a visit reports when it leaves a machine alone (shared: the same words every time).
@@ -195,6 +203,10 @@ class Machine:
     def decision_function(self, *nodes: Any) -> DynamicNode:
         """A node applying the trained model's ``decision_function`` to ``nodes[0]``."""
         return self._operation("decision_function", nodes)
+
+    def score_samples(self, *nodes: Any) -> DynamicNode:
+        """A node applying the trained model's ``score_samples`` to ``nodes[0]`` (outlier detectors, densities)."""
+        return self._operation("score_samples", nodes)
 
     def transform(self, *nodes: Any) -> DynamicNode:
         """A node applying the trained model's ``transform`` to ``nodes[0]``."""

@@ -132,7 +132,7 @@ class FitPass:
 
 
 #: Operations whose training-pass values a fit cache keeps with the fit (see ``FitPass._compute``).
-_KEPT_OPERATIONS = frozenset({"predict", "predict_proba", "predict_log_proba", "decision_function"})
+_KEPT_OPERATIONS = frozenset({"predict", "predict_proba", "predict_log_proba", "decision_function", "score_samples"})
 
 #: The scheduler loop, provided by the execution layer (``wirework.execution``).
 _SCHEDULER: Callable[..., list[Machine]] | None = None
