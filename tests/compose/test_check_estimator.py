@@ -75,6 +75,7 @@ ESTIMATORS = [
     Reduce(),
     ww.TransformedTarget(Ridge()),  # no transformer: the identity FunctionTransformer, as scikit-learn's default
     ww.Pipeline([("scale", StandardScaler()), ("tree", DecisionTreeClassifier(max_depth=3, random_state=0))]),
+    ww.Average([("lr", LogisticRegression()), ("tree", DecisionTreeClassifier(max_depth=3, random_state=0))], voting="hard"),
 ]
 
 _BOOTSTRAP = (
@@ -126,7 +127,7 @@ def test_kinds_are_declared():
     kinds = [e.__sklearn_tags__().estimator_type for e in ESTIMATORS]
     assert kinds == ["regressor", "classifier", "regressor", None, "regressor", "regressor", "classifier", "regressor",
                      "regressor", "classifier", "regressor", "classifier", "regressor", "classifier", None,
-                     "regressor", "classifier"]
+                     "regressor", "classifier", "classifier"]
     several = [e.__sklearn_tags__().target_tags.multi_output for e in ESTIMATORS]  # scikit-learn's checks follow it
     assert [k for k, multi in enumerate(several) if multi] == [0, 2, 4, 8, 15, 16]
     assert isinstance(ESTIMATORS[0], ww.Composite) and not isinstance(ESTIMATORS[0], RegressorMixin)

@@ -3,10 +3,11 @@
 import numpy as np
 import pytest
 from _counting import Counting, fits
-from sklearn.datasets import load_diabetes, load_iris
+from sklearn.datasets import load_breast_cancer, load_diabetes, load_iris
 from sklearn.ensemble import VotingClassifier, VotingRegressor
 from sklearn.linear_model import Lasso, LogisticRegression, Ridge
 from sklearn.naive_bayes import GaussianNB
+from sklearn.svm import SVC
 from sklearn.tree import DecisionTreeClassifier, DecisionTreeRegressor
 
 import wirework as ww
@@ -122,3 +123,28 @@ def test_fitted_attributes_are_scikit_learn_s():
     assert [type(m).__name__ for m in members] == ["DecisionTreeClassifier"] * 3  # not the Seeded wrapper
     assert len({m.random_state for m in members}) == 3 and all(hasattr(m, "tree_") for m in members)
     assert not hasattr(ww.Bagging(DecisionTreeClassifier()), "estimators_")
+
+
+@pytest.mark.parametrize("weights", [None, [1, 2, 1], [1, 1, 0]], ids=["equal", "weighted", "ties"])
+def test_hard_voting_equals_scikit_learn_s(weights):
+    X, y = load_breast_cancer(return_X_y=True)
+    labels = np.where(y == 1, "benign", "malignant")
+    # SVC has no predict_proba: hard voting needs only predict
+    voters = [("svc", SVC()), ("tree", DecisionTreeClassifier(max_depth=2, random_state=0)), ("nb", GaussianNB())]
+    ours = ww.Average(voters, weights=weights, voting="hard").fit(X, labels)
+    theirs = VotingClassifier(voters, weights=weights, voting="hard").fit(X, labels)
+    assert np.array_equal(ours.predict(X), theirs.predict(X))
+    assert not hasattr(ours, "predict_proba") and not hasattr(theirs, "predict_proba")
+    assert ours.score(X, labels) == theirs.score(X, labels)
+
+
+def test_average_weights_and_voting_are_checked():
+    voters = [("lr", LogisticRegression(max_iter=1000)), ("nb", GaussianNB())]
+    X, y = load_iris(return_X_y=True)
+    for weights in (["a", 1], [np.nan, 1], [0, 0], [-1, 2]):
+        with pytest.raises(ww.GraphError, match=r"weights must be 2 non-negative numbers with a positive sum"):
+            ww.Average(voters, weights=weights).fit(X, y)
+    with pytest.raises(ww.GraphError, match=r"voting must be 'soft' or 'hard'\. Received: 'Hard'"):
+        ww.Average(voters, voting="Hard").fit(X, y)
+    with pytest.raises(ww.GraphError, match=r"svc \(SVC\) has no predict_proba\(\)"):
+        ww.Average([("svc", SVC())], voting="soft").fit(X, y)

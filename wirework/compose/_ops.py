@@ -25,6 +25,7 @@ __all__ = [
     "bootstrap_rows",
     "weighted_mean",
     "argmax",
+    "majority",
     "every_tenth",
     "inverse_holds",
 ]
@@ -168,6 +169,16 @@ def weighted_mean(*values: Any, weights: tuple[float, ...] | None = None) -> np.
         return sum(arrays[1:], arrays[0]) / len(arrays)
     total = sum(w * a for w, a in zip(weights, arrays))
     return total / float(sum(weights))
+
+
+def majority(*predictions: Any, weights: tuple[float, ...] | None = None) -> np.ndarray:
+    """Per row, the (weighted) most frequent of several models' encoded labels; a tie goes to the smallest."""
+    votes = np.column_stack([np.asarray(p).astype(np.intp, copy=False) for p in predictions])
+    rows = np.arange(len(votes))
+    counts = np.zeros((len(votes), int(votes.max(initial=0)) + 1))
+    for k in range(votes.shape[1]):  # model by model, as scikit-learn's bincount adds them
+        counts[rows, votes[:, k]] += 1.0 if weights is None else weights[k]
+    return counts.argmax(axis=1)
 
 
 def argmax(probabilities: Any) -> np.ndarray:

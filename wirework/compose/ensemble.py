@@ -31,6 +31,21 @@ def _averaged(members: list[Machine], X: Node, labels: Machine | None, weights: 
     return {"predict": labels.inverse_transform(node(_ops.argmax, proba)), "predict_proba": proba}
 
 
+def _weights(owner: str, weights: Any, count: int) -> tuple[float, ...] | None:
+    """``weights`` as floats, checked: ``count`` finite, non-negative numbers with a positive sum (or ``None``)."""
+    if weights is None:
+        return None
+    try:
+        values = tuple(float(w) for w in weights)
+    except (TypeError, ValueError):
+        values = ()
+    if len(values) != count or not all(np.isfinite(values)) or min(values) < 0 or sum(values) <= 0:
+        raise GraphError(
+            f"{owner}: weights must be {count} non-negative numbers with a positive sum. Received: {weights!r}."
+        )
+    return values
+
+
 def _classifier_needs(owner: str, estimator: Any, name: str) -> None:
     if not hasattr(estimator, "predict_proba"):
         raise GraphError(
@@ -176,7 +191,10 @@ class Average(NamedEstimators, TrainedEstimators, WeightedFit, Composite):
     """A (weighted) average of several models, each trained on all rows.
 
     Regressors: mean of predictions. Classifiers: mean of probabilities
-    (soft voting). The same model object may appear under several names:
+    (soft voting), or with ``voting="hard"`` the label most models predict
+    (weighted; a tie goes to the first of the sorted labels), as
+    scikit-learn's ``VotingClassifier``: then no ``predict_proba``, and the
+    models need only ``predict``. The same model object may appear under several names:
     its machines then share it. ``fit(X, y, sample_weight=w)`` trains every
     model with the weights, as scikit-learn's voting estimators do.
 
@@ -184,6 +202,8 @@ class Average(NamedEstimators, TrainedEstimators, WeightedFit, Composite):
     ----------
     estimators : list of (str, estimator)
     weights : list of float, optional
+    voting : {"soft", "hard"}, default="soft"
+        How classifiers vote (regressors ignore it).
     cache : FitCache, optional
     executor, n_jobs : optional
         Where the machines train (see ``ww.Stack``).
@@ -201,9 +221,19 @@ class Average(NamedEstimators, TrainedEstimators, WeightedFit, Composite):
 
     _named = "estimators"
 
-    def __init__(self, estimators: list[tuple[str, Any]], weights: Any = None, *, cache: Any = None, executor: Any = None, n_jobs: int | None = None) -> None:
+    def __init__(
+        self,
+        estimators: list[tuple[str, Any]],
+        weights: Any = None,
+        *,
+        voting: str = "soft",
+        cache: Any = None,
+        executor: Any = None,
+        n_jobs: int | None = None,
+    ) -> None:
         self.estimators = estimators
         self.weights = weights
+        self.voting = voting
         self.cache = cache
         self.executor = executor
         self.n_jobs = n_jobs
@@ -229,25 +259,25 @@ class Average(NamedEstimators, TrainedEstimators, WeightedFit, Composite):
         kinds = sorted({str(_kind_of(e)) for _, e in estimators})
         if len(kinds) > 1:
             raise GraphError(f"{owner}: the estimators must all be regressors or all classifiers. Received kinds {kinds}.")
-        weights = None
-        if self.weights is not None:
-            weights = tuple(float(w) for w in self.weights)
-            if len(weights) != len(estimators) or sum(weights) <= 0 or min(weights) < 0:
-                raise GraphError(
-                    f"{owner}: weights must be {len(estimators)} non-negative numbers with a positive sum. "
-                    f"Received: {self.weights!r}."
-                )
+        weights = _weights(owner, self.weights, len(estimators))
         classifier = kinds == ["classifier"]
+        if self.voting not in ("soft", "hard"):
+            raise GraphError(f"{owner}: voting must be 'soft' or 'hard'. Received: {self.voting!r}.")
+        hard = classifier and self.voting == "hard"
         row_weights = () if sample_weight is None else (sample_weight,)
         labels = machine(LabelEncoder(), y, name="labels") if classifier else None
         target: Node = labels.transform(y) if labels is not None else y
         members = []
         for name, estimator in estimators:
-            if classifier:
+            if classifier and not hard:
                 _classifier_needs(owner, estimator, name)
             elif not hasattr(estimator, "predict"):
                 raise GraphError(f"{owner}: {name} ({type(estimator).__name__}) has no predict().")
             if sample_weight is not None:
                 check_weighted(owner, name, estimator)
             members.append(machine(estimator, X, target, *row_weights, name=name))
+        if hard:
+            assert labels is not None
+            votes = node(_ops.majority, *[m.predict(X) for m in members], weights=weights)
+            return Signature(predict=labels.inverse_transform(votes))
         return Signature(**_averaged(members, X, labels, weights))
