@@ -31,3 +31,27 @@ def test_a_cause_of_no_other_builtin_gives_the_plain_class():
 def test_unavailable_is_an_attribute_error():
     assert issubclass(ww.UnavailableError, ww.WireworkError) and issubclass(ww.UnavailableError, AttributeError)
     assert "UnavailableError" in ww.__all__
+
+
+def test_a_long_message_of_another_library_is_quoted_cut_and_kept_whole_as_the_cause():
+    import numpy as np
+    from sklearn.preprocessing import StandardScaler
+
+    X = ww.source(np.arange(1200.0).reshape(600, 2))
+    scaler = ww.machine(StandardScaler(), X)
+    scaler.transform(X).fit()
+    with pytest.raises(ww.MachineApplyError) as info:  # scikit-learn's message lists all 600 values
+        scaler.transform(np.arange(600.0))()
+    message = str(info.value)
+    assert "ValueError: Expected 2D array, got 1D array instead" in message
+    assert "characters; the whole message is this error's cause)" in message
+    assert len(message) < 900 < len(str(info.value.__cause__))
+    assert message.endswith("fix the data that reaches it (columns, missing values, categories) and call again.")
+
+
+def test_a_short_message_is_quoted_whole():
+    from wirework.errors import quoted
+
+    assert quoted(ValueError("alpha must be > 0.")) == "ValueError: alpha must be > 0"
+    long = ValueError("word " * 200)
+    assert quoted(long).startswith("ValueError: word word") and "(1000 characters;" in quoted(long)

@@ -156,3 +156,26 @@ class FrozenMachineWarning(WireworkWarning):
 
 class FitCacheWarning(WireworkWarning):
     """A fit cache could not store or read an entry; the fit went on without it (nothing is lost)."""
+
+
+#: How much of another library's error message a wirework message quotes (the whole is its ``__cause__``).
+QUOTED_LENGTH = 500
+
+
+def brief(error: BaseException) -> str:
+    """The message of ``error`` for a wirework message, without its final period; a long one is cut at a word.
+
+    Some messages carry their data (scikit-learn's "Expected 2D array, got 1D
+    array instead: array=[...]" lists every value); the error quoting it
+    chains the original as ``__cause__``, so nothing is lost.
+    """
+    message = str(error).rstrip(".")
+    if len(message) > QUOTED_LENGTH:
+        cut = message[:QUOTED_LENGTH].rsplit(None, 1)[0].rstrip(",;:")
+        message = f"{cut} … ({len(message)} characters; the whole message is this error's cause)"
+    return message
+
+
+def quoted(error: BaseException) -> str:
+    """``"<class>: <message>"`` of ``error``, the message as :func:`brief` gives it."""
+    return f"{type(error).__name__}: {brief(error)}"

@@ -37,6 +37,7 @@ from wirework.errors import (
     ParameterError,
     UnavailableError,
     WireworkError,
+    brief,
 )
 from wirework.graph.cache import FitCache
 from wirework.graph.data import describe
@@ -906,7 +907,7 @@ def _unusable(owner: Composite, method: str, error: Exception) -> WireworkError:
     error is chained as the cause.
     """
     kind = ArgumentError if isinstance(error, TypeError) and not isinstance(error, ValueError) else DataError
-    return kind(f"{type(owner).__name__}.{method} cannot use the data it received: {error}")
+    return kind(f"{type(owner).__name__}.{method} cannot use the data it received: {brief(error)}.")
 
 
 def _unknown_names(component: Any, params: dict[str, Any], alone: bool) -> tuple[list[str], list[str]]:

@@ -22,6 +22,7 @@ from wirework.errors import (
     MachineFitError,
     NotTrainedError,
     WireworkError,
+    quoted,
 )
 from wirework.graph.cache import FitCache
 from wirework.graph.data import describe, is_data, n_rows
@@ -242,7 +243,7 @@ class Machine:
             raise MachineApplyError.wrapping(
                 error,
                 f"{self._title()} failed in {operation}() on {describe(value)}: "
-                f"{type(error).__name__}: {str(error).rstrip('.')}. The machine stays trained; "
+                f"{quoted(error)}. The machine stays trained; "
                 "fix the data that reaches it (columns, missing values, categories) and call again.",
                 machine=self,
             ) from error
@@ -436,7 +437,7 @@ class Machine:
         during = "" if step == "fit" else f"{step} raised "
         failure = MachineFitError.wrapping(
             error,
-            f"{self._title()} failed to train ({job.reason}): {during}{type(error).__name__}: {error}. "
+            f"{self._title()} failed to train ({job.reason}): {during}{quoted(error)}. "
             f"Model: {_shown(self.model)}. Training arguments: {where}. "
             "Machines trained before it stay trained; fix the model or its data and fit again.",
             machine=self,
