@@ -76,6 +76,7 @@ ESTIMATORS = [
     ww.TransformedTarget(Ridge()),  # no transformer: the identity FunctionTransformer, as scikit-learn's default
     ww.Pipeline([("scale", StandardScaler()), ("tree", DecisionTreeClassifier(max_depth=3, random_state=0))]),
     ww.Average([("lr", LogisticRegression()), ("tree", DecisionTreeClassifier(max_depth=3, random_state=0))], voting="hard"),
+    ww.Bagging(Ridge(), n_estimators=3, max_features=0.8, bootstrap=False, random_state=0),
 ]
 
 _BOOTSTRAP = (
@@ -127,9 +128,9 @@ def test_kinds_are_declared():
     kinds = [e.__sklearn_tags__().estimator_type for e in ESTIMATORS]
     assert kinds == ["regressor", "classifier", "regressor", None, "regressor", "regressor", "classifier", "regressor",
                      "regressor", "classifier", "regressor", "classifier", "regressor", "classifier", None,
-                     "regressor", "classifier", "classifier"]
+                     "regressor", "classifier", "classifier", "regressor"]
     several = [e.__sklearn_tags__().target_tags.multi_output for e in ESTIMATORS]  # scikit-learn's checks follow it
-    assert [k for k, multi in enumerate(several) if multi] == [0, 2, 4, 8, 15, 16]
+    assert [k for k, multi in enumerate(several) if multi] == [0, 2, 4, 8, 15, 16, 18]
     assert isinstance(ESTIMATORS[0], ww.Composite) and not isinstance(ESTIMATORS[0], RegressorMixin)
 
 

@@ -4,8 +4,10 @@ import numpy as np
 import pytest
 from _counting import Counting, fits
 from sklearn.datasets import load_breast_cancer, load_diabetes, load_iris
-from sklearn.ensemble import VotingClassifier, VotingRegressor
+from sklearn.base import BaseEstimator, RegressorMixin
+from sklearn.ensemble import BaggingRegressor, VotingClassifier, VotingRegressor
 from sklearn.linear_model import Lasso, LogisticRegression, Ridge
+from sklearn.metrics import r2_score
 from sklearn.naive_bayes import GaussianNB
 from sklearn.svm import SVC
 from sklearn.tree import DecisionTreeClassifier, DecisionTreeRegressor
@@ -78,8 +80,10 @@ def test_bad_ensembles():
         ww.Average([("r", Ridge()), ("l", Lasso())], weights=[1]).fit(X_DATA, Y_DATA)
     with pytest.raises(ww.GraphError, match=r"n_estimators must be an int >= 1\. Received: 0"):
         ww.Bagging(Ridge(), n_estimators=0).fit(X_DATA, Y_DATA)
-    with pytest.raises(ww.DataError, match="max_samples gives 0 rows per member"):
+    with pytest.raises(ww.GraphError, match=r"max_samples must be a count \(an int >= 1\) or a fraction in \(0, 1\]\. Received: 0"):
         ww.Bagging(Ridge(), n_estimators=2, max_samples=0).fit(X_DATA, Y_DATA)
+    with pytest.raises(ww.DataError, match="max_samples gives 1000 rows per member; it must give between 1 and 442"):
+        ww.Bagging(Ridge(), n_estimators=2, max_samples=1000).fit(X_DATA, Y_DATA)
     with pytest.raises(ww.ArgumentError, match=r"Bagging: expected estimator to be a model with fit\(\).*Received: NoneType None"):
         ww.Bagging(None).fit(X_DATA, Y_DATA)
 
@@ -148,3 +152,102 @@ def test_average_weights_and_voting_are_checked():
         ww.Average(voters, voting="Hard").fit(X, y)
     with pytest.raises(ww.GraphError, match=r"svc \(SVC\) has no predict_proba\(\)"):
         ww.Average([("svc", SVC())], voting="soft").fit(X, y)
+
+
+def _draws(bag, y, classes):
+    """Each member's drawn rows, drawn again as the bagging draws them (its seeds, then bootstrap_rows)."""
+    from wirework.compose import _ops
+
+    seeds = _ops.private_rng(bag.random_state).randint(np.iinfo(np.int32).max, size=bag.n_estimators)
+    return [_ops.bootstrap_rows(y, int(s), bag.max_samples, classes, bag.bootstrap) for s in seeds]
+
+
+def test_out_of_bag_predictions_average_the_members_that_did_not_draw_the_row():
+    bag = ww.Bagging(DecisionTreeRegressor(max_depth=4), n_estimators=30, oob_score=True, random_state=0)
+    bag.fit(X_DATA, Y_DATA)
+    total, count = np.zeros(len(Y_DATA)), np.zeros(len(Y_DATA))
+    for member, rows in zip(bag.estimators_, _draws(bag, Y_DATA, False), strict=True):
+        out = np.setdiff1d(np.arange(len(Y_DATA)), rows)
+        total[out] += member.predict(X_DATA[out])
+        count[out] += 1
+    assert count.min() > 0
+    assert np.allclose(bag.oob_prediction_, total / count, rtol=0, atol=1e-9)
+    assert bag.oob_score_ == pytest.approx(r2_score(Y_DATA, total / count), abs=1e-12)
+    assert bag.report_()["oob_score"] == bag.oob_score_
+    # the same estimate as scikit-learn's bagging, up to its other draws
+    theirs = BaggingRegressor(DecisionTreeRegressor(max_depth=4), n_estimators=30, oob_score=True, random_state=0)
+    assert abs(bag.oob_score_ - theirs.fit(X_DATA, Y_DATA).oob_score_) < 0.05
+
+
+def test_out_of_bag_probabilities_and_accuracy_for_classifiers():
+    X, y = load_iris(return_X_y=True)
+    labels = np.array(["setosa", "versicolor", "virginica"])[y]
+    bag = ww.Bagging(DecisionTreeClassifier(max_depth=2), n_estimators=40, oob_score=True, random_state=0).fit(X, labels)
+    total = np.zeros((150, 3))
+    for member, rows in zip(bag.estimators_, _draws(bag, y, True), strict=True):
+        out = np.setdiff1d(np.arange(150), rows)
+        total[out] += member.predict_proba(X[out])
+    assert np.allclose(bag.oob_decision_function_, total / total.sum(axis=1, keepdims=True), rtol=0, atol=1e-12)
+    assert bag.oob_score_ == pytest.approx(np.mean(total.argmax(axis=1) == y), abs=1e-12)
+    assert not hasattr(bag, "oob_prediction_")
+    assert not hasattr(ww.Bagging(DecisionTreeClassifier()).fit(X, y), "oob_score_")
+
+
+def test_rows_without_an_out_of_bag_estimate_warn_as_scikit_learn():
+    with pytest.warns(UserWarning, match="Some inputs do not have OOB scores"):
+        bag = ww.Bagging(Ridge(), n_estimators=1, oob_score=True, random_state=0).fit(X_DATA, Y_DATA)
+    assert (bag.oob_prediction_ == 0).any()
+
+
+class Rows(RegressorMixin, BaseEstimator):
+    """Remembers the rows it trained on."""
+
+    def fit(self, X, y):
+        self.rows_ = np.asarray(X)
+        self.mean_ = float(np.mean(y))
+        return self
+
+    def predict(self, X):
+        return np.full(len(X), self.mean_)
+
+
+def test_without_bootstrap_each_member_draws_distinct_rows():
+    X = np.arange(442.0).reshape(-1, 1)  # each row its own value
+    pasted = ww.Bagging(Rows(), n_estimators=4, max_samples=0.5, bootstrap=False, random_state=0).fit(X, Y_DATA)
+    for member in pasted.estimators_:
+        assert len(member.rows_) == 221 == len(np.unique(member.rows_))
+    drawn = ww.Bagging(Rows(), n_estimators=4, max_samples=0.5, random_state=0).fit(X, Y_DATA)
+    assert all(len(np.unique(member.rows_)) < 221 for member in drawn.estimators_)  # with replacement: repeats
+
+
+def test_max_features_gives_each_member_its_columns_at_fit_and_predict():
+    bag = ww.Bagging(Ridge(), n_estimators=6, max_features=0.5, random_state=0).fit(X_DATA, Y_DATA)
+    features = bag.estimators_features_
+    assert [len(f) for f in features] == [5] * 6 and all(np.array_equal(f, np.sort(f)) for f in features)
+    assert len({tuple(f) for f in features}) > 1
+    assert all(member.n_features_in_ == 5 for member in bag.estimators_)
+    members = np.mean([m.predict(X_DATA[:, f]) for m, f in zip(bag.estimators_, features, strict=True)], axis=0)
+    assert np.allclose(bag.predict(X_DATA), members, rtol=0, atol=1e-9)
+    frame = load_diabetes(as_frame=True).frame.drop(columns="target")
+    named = ww.Bagging(Ridge(), n_estimators=6, max_features=3, random_state=0).fit(frame, Y_DATA)
+    assert [list(m.feature_names_in_) for m in named.estimators_] == [
+        list(frame.columns[f]) for f in named.estimators_features_
+    ]
+    everything = ww.Bagging(Ridge(), n_estimators=2, random_state=0).fit(X_DATA, Y_DATA)
+    assert all(np.array_equal(f, np.arange(10)) for f in everything.estimators_features_)
+
+
+@pytest.mark.parametrize(
+    ("options", "error", "message"),
+    [
+        ({"bootstrap": "yes"}, ww.GraphError, r"bootstrap must be a bool\. Received: 'yes'"),
+        ({"oob_score": True, "bootstrap": False}, ww.GraphError, "out-of-bag estimation needs bootstrap=True"),
+        ({"max_features": 0}, ww.GraphError, r"max_features must be a count \(an int >= 1\) or a fraction in \(0, 1\]"),
+        ({"max_features": 1.5}, ww.GraphError, r"max_features must be a count .* Received: 1\.5"),
+        ({"max_features": 11}, ww.DataError, "max_features gives 11 columns per member; it must give between 1 and 10"),
+    ],
+    ids=["bootstrap", "oob without bootstrap", "no column", "more than all", "more columns than X"],
+)
+def test_bad_draw_options(options, error, message):
+    with pytest.raises(error, match=message):
+        ww.Bagging(Ridge(), n_estimators=2, **options).fit(X_DATA, Y_DATA)

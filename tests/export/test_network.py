@@ -87,7 +87,7 @@ def test_classifier_stacks_decode_labels_and_match_probabilities(passthrough, le
     assert report.flips == 0
 
 
-@pytest.mark.parametrize("recipe", ["average", "bagging"])
+@pytest.mark.parametrize("recipe", ["average", "bagging", "random subspaces"])
 def test_averages_of_classifiers(recipe):
     X, y = load_iris(return_X_y=True)
     if recipe == "average":
@@ -95,8 +95,10 @@ def test_averages_of_classifiers(recipe):
             [("a", LogisticRegression(max_iter=1000)), ("b", LogisticRegression(C=0.1, max_iter=1000))],
             weights=[2.0, 1.0],
         )
-    else:
+    elif recipe == "bagging":
         ensemble = ww.Bagging(LogisticRegression(max_iter=1000), n_estimators=3, random_state=0)
+    else:  # each member sees two of the four columns: a Gather of its own columns in the graph
+        ensemble = ww.Bagging(LogisticRegression(max_iter=1000), n_estimators=3, max_features=2, random_state=0)
     ensemble.fit(X, y)
     report = ww.onnx.check_parity(ensemble, ww.to_onnx(ensemble), X)
     assert report.outputs["predict"].rows_differ == 0

@@ -53,6 +53,16 @@ def _argmax(cx: Context, node: StaticNode) -> str:
     return cx.g.op("ArgMax", [cx.floats(node.args[0])], axis=1, keepdims=0, hint="argmax")
 
 
+@register_lowering(_ops.member_columns)
+def _member_columns(cx: Context, node: StaticNode) -> str:
+    (table,) = node.args
+    width = np.shape(cx.sample[table])[1]
+    columns = _ops.feature_subset(width, node.kwargs["seed"], node.kwargs["max_features"])
+    if len(columns) == width:
+        return cx.names[table]
+    return cx.g.op("Gather", [cx.names[table], cx.g.const(columns.astype(np.int64), "columns")], axis=1, hint="columns")
+
+
 def _inner(model: Any) -> Any:
     return model.estimator_
 

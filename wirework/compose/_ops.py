@@ -9,6 +9,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 import scipy.sparse as sp
+from sklearn.metrics import r2_score
 from sklearn.model_selection import check_cv
 from sklearn.utils import check_random_state
 
@@ -26,6 +27,10 @@ __all__ = [
     "weighted_mean",
     "argmax",
     "majority",
+    "feature_subset",
+    "feature_sets",
+    "member_columns",
+    "out_of_bag",
     "every_tenth",
     "inverse_holds",
 ]
@@ -146,20 +151,86 @@ def meta_features(
     return hcat(stacked, passthrough)
 
 
-def bootstrap_rows(y: Any, seed: int, max_samples: float | int, classes: bool) -> np.ndarray:
-    """Row positions of one bootstrap draw; for classifiers every class appears at least once."""
+def bootstrap_rows(y: Any, seed: int, max_samples: float | int, classes: bool, replace: bool = True) -> np.ndarray:
+    """Row positions of one draw, with replacement (a bootstrap) or without (pasting); for classifiers every
+    class appears at least once."""
     rows = n_rows(y)
-    size = int(max_samples) if isinstance(max_samples, (int, np.integer)) else max(1, int(round(max_samples * rows)))
+    size = _count(max_samples, rows)
     if not 1 <= size <= rows:
         raise DataError(f"max_samples gives {size} rows per member; it must give between 1 and {rows}.")
     rng = np.random.RandomState(seed)
-    drawn = rng.randint(0, rows, size=size)
+    drawn = rng.randint(0, rows, size=size) if replace else rng.permutation(rows)[:size]
     if classes:
         labels = np.asarray(y)
         missing = np.setdiff1d(np.unique(labels), labels[drawn])
         extra = [rng.choice(np.flatnonzero(labels == label)) for label in missing]
         drawn = np.concatenate([drawn, np.asarray(extra, dtype=drawn.dtype)])
     return np.sort(drawn)
+
+
+def _count(share: float | int, total: int) -> int:
+    """How many of ``total``: an int as it is, a fraction of ``total`` rounded (at least one)."""
+    return int(share) if isinstance(share, (int, np.integer)) else max(1, int(round(share * total)))
+
+
+def feature_subset(width: int, seed: int, max_features: float | int) -> np.ndarray:
+    """The sorted column positions one bagging member sees: ``max_features`` of ``width``, drawn without
+    replacement from the member's seed (all of them, in order, when that is every column)."""
+    size = _count(max_features, width)
+    if not 1 <= size <= width:
+        raise DataError(f"max_features gives {size} columns per member; it must give between 1 and {width}.")
+    if size == width:
+        return np.arange(width)
+    return np.sort(np.random.RandomState([seed, 1]).permutation(width)[:size])
+
+
+def feature_sets(X: Any, *, seeds: tuple[int, ...], max_features: float | int) -> list[np.ndarray]:
+    """Each member's :func:`feature_subset` of ``X``'s columns, in the order of ``seeds``."""
+    return [feature_subset(np.shape(X)[1], seed, max_features) for seed in seeds]
+
+
+def member_columns(X: Any, *, seed: int, max_features: float | int) -> Any:
+    """The columns of ``X`` that the member drawn with ``seed`` sees (:func:`feature_subset`)."""
+    columns = feature_subset(np.shape(X)[1], seed, max_features)
+    if len(columns) == np.shape(X)[1]:
+        return X
+    return X.iloc[:, columns] if isinstance(X, pd.DataFrame) else X[:, columns]
+
+
+def out_of_bag(y: Any, *drawn_and_predicted: Any, classes: bool) -> tuple[float, np.ndarray]:
+    """The out-of-bag score and predictions of a bagging, as scikit-learn computes them.
+
+    ``drawn_and_predicted``: each member's drawn rows, then each member's
+    predictions (probabilities for classifiers) on all the training rows.
+    Each row averages the members that did not draw it; a row every member
+    drew gets no prediction (zeros), with scikit-learn's warning.
+    """
+    half = len(drawn_and_predicted) // 2
+    drawn, predicted = drawn_and_predicted[:half], drawn_and_predicted[half:]
+    rows = n_rows(y)
+    first = np.asarray(predicted[0], dtype=float)
+    total = np.zeros(first.shape)
+    count = np.zeros(rows)
+    for rows_drawn, values in zip(drawn, predicted):
+        out = np.ones(rows, dtype=bool)
+        out[rows_drawn] = False
+        total[out] += np.asarray(values, dtype=float)[out]
+        count[out] += 1
+    if (count == 0).any():
+        warnings.warn(
+            "Some inputs do not have OOB scores. This probably means too few estimators were used to compute "
+            "any reliable oob estimates.",
+            UserWarning,
+            stacklevel=2,
+        )
+    if classes:
+        sums = total.sum(axis=1)
+        with np.errstate(invalid="ignore", divide="ignore"):  # rows without an estimate: NaN, as scikit-learn's
+            probabilities = total / sums[:, np.newaxis]
+        return float(np.mean(np.asarray(y) == total.argmax(axis=1))), probabilities
+    count[count == 0] = 1
+    predictions = total / (count if total.ndim == 1 else count[:, np.newaxis])
+    return float(r2_score(y, predictions)), predictions
 
 
 def weighted_mean(*values: Any, weights: tuple[float, ...] | None = None) -> np.ndarray:

@@ -10,7 +10,7 @@ from sklearn.preprocessing import LabelEncoder
 from sklearn.utils import Bunch, get_tags
 from sklearn.utils.metaestimators import available_if
 
-from wirework.errors import ArgumentError, GraphError
+from wirework.errors import ArgumentError, GraphError, UnavailableError
 from wirework.graph.data import describe, take_rows
 from wirework.graph.machines import Machine, machine
 from wirework.graph.nodes import Node, Source, node
@@ -23,11 +23,14 @@ from wirework.compose.signature import Signature
 __all__ = ["Bagging", "Average"]
 
 
-def _averaged(members: list[Machine], X: Node, labels: Machine | None, weights: Any) -> dict[str, Node]:
-    """Regression: mean of predictions. Classification: mean of probabilities, argmax decoded."""
+def _averaged(members: list[Machine], inputs: list[Node], labels: Machine | None, weights: Any) -> dict[str, Node]:
+    """Regression: mean of predictions. Classification: mean of probabilities, argmax decoded.
+
+    ``inputs``: what each member predicts from.
+    """
     if labels is None:
-        return {"predict": node(_ops.weighted_mean, *[m.predict(X) for m in members], weights=weights)}
-    proba = node(_ops.weighted_mean, *[m.predict_proba(X) for m in members], weights=weights)
+        return {"predict": node(_ops.weighted_mean, *[m.predict(x) for m, x in zip(members, inputs)], weights=weights)}
+    proba = node(_ops.weighted_mean, *[m.predict_proba(x) for m, x in zip(members, inputs)], weights=weights)
     return {"predict": labels.inverse_transform(node(_ops.argmax, proba)), "predict_proba": proba}
 
 
@@ -106,7 +109,19 @@ class Bagging(WeightedFit, Composite):
         seed of its own drawn from ``random_state`` (see :class:`Seeded`).
     n_estimators : int, default=10
     max_samples : float or int, default=1.0
-        Rows drawn (with replacement) per member: a fraction of the rows, or a count.
+        Rows drawn per member: a fraction of the rows, or a count.
+    max_features : float or int, default=1.0
+        Columns each member sees (drawn without replacement from its seed;
+        the same columns when it predicts): a fraction, or a count. Below
+        all of them, ``estimators_features_`` lists each member's.
+    bootstrap : bool, default=True
+        Draw the rows with replacement; ``False`` draws them without
+        (pasting).
+    oob_score : bool, default=False
+        After ``fit``, score each row with the members that did not draw it,
+        as scikit-learn does: ``oob_score_`` (R², or accuracy), and
+        ``oob_prediction_`` (regressors) or ``oob_decision_function_``
+        (classifiers); also in ``report_()``. Needs ``bootstrap=True``.
     random_state : int, RandomState or None
         Seeds the draws.
     cache : FitCache, optional
@@ -130,6 +145,9 @@ class Bagging(WeightedFit, Composite):
         n_estimators: int = 10,
         *,
         max_samples: float | int = 1.0,
+        max_features: float | int = 1.0,
+        bootstrap: bool = True,
+        oob_score: bool = False,
         random_state: Any = None,
         cache: Any = None,
         executor: Any = None,
@@ -138,6 +156,9 @@ class Bagging(WeightedFit, Composite):
         self.estimator = estimator
         self.n_estimators = n_estimators
         self.max_samples = max_samples
+        self.max_features = max_features
+        self.bootstrap = bootstrap
+        self.oob_score = oob_score
         self.random_state = random_state
         self.cache = cache
         self.executor = executor
@@ -158,12 +179,64 @@ class Bagging(WeightedFit, Composite):
         trained = self._trained([m.name for m in self.machines_ if m.name.startswith("member")]).values()
         return [model.estimator_ if isinstance(model, Seeded) else model for model in trained]
 
+    @property
+    def estimators_features_(self) -> list[np.ndarray]:
+        """The column positions each member saw, in order (all columns when ``max_features`` kept them all)."""
+        self._ready()
+        features = self.__dict__.get("report_values_", {}).get("features")
+        if features is None:
+            return [np.arange(self.n_features_in_) for m in self.machines_ if m.name.startswith("member")]
+        return list(features)
+
+    @property
+    def oob_score_(self) -> float:
+        """The out-of-bag score (``oob_score=True``): R² for regressors, accuracy for classifiers."""
+        return self._out_of_bag("oob_score_", "oob_score")
+
+    @property
+    def oob_prediction_(self) -> np.ndarray:
+        """Each training row's mean prediction by the members that did not draw it (regressors)."""
+        if self._kind() == "classifier":
+            raise UnavailableError("A classifier Bagging has oob_decision_function_, not oob_prediction_.")
+        return self._out_of_bag("oob_prediction_", "oob_prediction")
+
+    @property
+    def oob_decision_function_(self) -> np.ndarray:
+        """Each training row's mean probabilities from the members that did not draw it (classifiers)."""
+        if self._kind() != "classifier":
+            raise UnavailableError("A regressor Bagging has oob_prediction_, not oob_decision_function_.")
+        return self._out_of_bag("oob_decision_function_", "oob_prediction")
+
+    def _out_of_bag(self, attribute: str, key: str) -> Any:
+        values = self.__dict__.get("report_values_", {})
+        if key not in values:
+            raise UnavailableError(
+                f"{type(self).__name__} has no {attribute}: fit it with oob_score=True (and bootstrap=True)."
+            )
+        return values[key]
+
+    def _check_options(self, owner: str) -> None:
+        """The parameters of the draws, checked before the network is built."""
+        if isinstance(self.n_estimators, bool) or not isinstance(self.n_estimators, int) or self.n_estimators < 1:
+            raise GraphError(f"{owner}: n_estimators must be an int >= 1. Received: {self.n_estimators!r}.")
+        for name in ("bootstrap", "oob_score"):
+            if not isinstance(getattr(self, name), (bool, np.bool_)):
+                raise GraphError(f"{owner}: {name} must be a bool. Received: {getattr(self, name)!r}.")
+        for name in ("max_samples", "max_features"):
+            share = getattr(self, name)
+            whole = isinstance(share, (int, np.integer)) and not isinstance(share, bool) and share >= 1
+            if not whole and not (isinstance(share, (float, np.floating)) and 0.0 < share <= 1.0):
+                raise GraphError(
+                    f"{owner}: {name} must be a count (an int >= 1) or a fraction in (0, 1]. Received: {share!r}."
+                )
+        if self.oob_score and not self.bootstrap:
+            raise GraphError(f"{owner}: out-of-bag estimation needs bootstrap=True (every row is in some draw).")
+
     def network(self, X: Source, y: Source | None = None, sample_weight: Source | None = None) -> Signature:
         owner = type(self).__name__
         if y is None:
             raise GraphError(f"{owner} needs a target: call fit(X, y).")
-        if isinstance(self.n_estimators, bool) or not isinstance(self.n_estimators, int) or self.n_estimators < 1:
-            raise GraphError(f"{owner}: n_estimators must be an int >= 1. Received: {self.n_estimators!r}.")
+        self._check_options(owner)
         if not hasattr(self.estimator, "fit"):
             raise ArgumentError(
                 f"{owner}: expected estimator to be a model with fit() (a scikit-learn regressor or classifier). "
@@ -179,12 +252,24 @@ class Bagging(WeightedFit, Composite):
         data = (X, target) if sample_weight is None else (X, target, sample_weight)
         seeds = _ops.private_rng(self.random_state).randint(np.iinfo(np.int32).max, size=self.n_estimators)
         seeded = "random_state" in self.estimator.get_params(deep=False)
-        members = []
-        for k, seed in enumerate(seeds):
-            rows = node(_ops.bootstrap_rows, target, int(seed), self.max_samples, classifier)
-            model = Seeded(self.estimator, int(seed)) if seeded else self.estimator
-            members.append(machine(model, *(node(take_rows, value, rows) for value in data), name=f"member{k + 1}"))
-        return Signature(**_averaged(members, X, labels, None))
+        subspaces = not (isinstance(self.max_features, float) and self.max_features == 1.0)
+        members, inputs, drawn = [], [], []
+        for k, seed in enumerate(map(int, seeds)):
+            rows = node(_ops.bootstrap_rows, target, seed, self.max_samples, classifier, self.bootstrap)
+            model = Seeded(self.estimator, seed) if seeded else self.estimator
+            seen = node(_ops.member_columns, X, seed=seed, max_features=self.max_features) if subspaces else X
+            training = (seen, *data[1:])
+            members.append(machine(model, *(node(take_rows, value, rows) for value in training), name=f"member{k + 1}"))
+            inputs.append(seen)
+            drawn.append(rows)
+        report = {}
+        if subspaces:
+            report["features"] = node(_ops.feature_sets, X, seeds=tuple(map(int, seeds)), max_features=self.max_features)
+        if self.oob_score:
+            predicted = [m.predict_proba(x) if classifier else m.predict(x) for m, x in zip(members, inputs)]
+            oob = node(_ops.out_of_bag, target, *drawn, *predicted, classes=classifier)
+            report["oob_score"], report["oob_prediction"] = oob[0], oob[1]
+        return Signature(**_averaged(members, inputs, labels, None), report=report)
 
 
 class Average(NamedEstimators, TrainedEstimators, WeightedFit, Composite):
@@ -280,4 +365,4 @@ class Average(NamedEstimators, TrainedEstimators, WeightedFit, Composite):
             assert labels is not None
             votes = node(_ops.majority, *[m.predict(X) for m in members], weights=weights)
             return Signature(predict=labels.inverse_transform(votes))
-        return Signature(**_averaged(members, X, labels, weights))
+        return Signature(**_averaged(members, [X] * len(members), labels, weights))
