@@ -104,6 +104,15 @@ def _column_names(obj: Any, sample: Any, n: int) -> list[str]:
     return [f"x{i}" for i in range(n)]
 
 
+def _zeros(obj: Any, names: list[str], categories: dict) -> Any:
+    """Two rows of zeros to run the network on, as it was trained: a DataFrame of its columns when it learned
+    from one without categorical columns (a ColumnTransformer may select them by name), else an array."""
+    zeros = np.zeros((2, len(names)))
+    if getattr(obj, "feature_names_in_", None) is not None and not categories:
+        return pd.DataFrame(zeros, columns=list(obj.feature_names_in_))
+    return zeros
+
+
 def _kind_of_value(g: GraphBuilder, value: Any) -> tuple[np.dtype, list]:
     """Element type and shape of an output, from its native value on the sample."""
     array = np.asarray(value)
@@ -245,7 +254,7 @@ def to_onnx(
     if outputs:
         from wirework.export.network import lower
 
-        sample = X_sample if X_sample is not None else np.zeros((2, n_features))
+        sample = X_sample if X_sample is not None else _zeros(obj, names, categories)
         values, native = lower(g, outputs, x, sample, recode)
         kinds = {m: _kind_of_value(g, native[node]) for m, node in outputs.items()}
     else:

@@ -13,9 +13,11 @@ it, in either precision, where skl2onnx's float32 form is an untyped
 averages), ``StandardScaler`` both ways (``inverse_transform`` is the last
 step of a target transform), ``FunctionTransformer`` both ways when its
 functions are none (the identity) or NumPy functions with an ONNX operator
-(``np.log``, ``np.exp``, ``np.sqrt``, ``np.square``, ``np.negative``), and
-scikit-learn's own ``Pipeline`` (each step through its own converter, trees
-included).
+(``np.log``, ``np.exp``, ``np.sqrt``, ``np.square``, ``np.negative``),
+``PCA`` and ``IncrementalPCA`` in scikit-learn's order of operations (a tree
+after them must see its very values), and scikit-learn's own ``Pipeline``
+and ``ColumnTransformer`` (each part through its own converter, trees
+included; the transformer's parts on the input positions they selected).
 """
 
 from __future__ import annotations
@@ -25,6 +27,8 @@ from typing import Any
 
 import numpy as np
 from sklearn.base import is_classifier, is_regressor
+from sklearn.compose import ColumnTransformer
+from sklearn.decomposition import PCA, IncrementalPCA
 from sklearn.linear_model import ElasticNet, Lasso, LinearRegression, Ridge
 from sklearn.pipeline import Pipeline as SkPipeline
 from sklearn.preprocessing import FunctionTransformer, LabelEncoder, StandardScaler
@@ -111,7 +115,9 @@ def _convert_fallback(model: Any, method: str, g: GraphBuilder, x: str) -> str:
     if method not in _methods(model):
         raise ExportError(f"Exporting {type(model).__name__}.{method}() is not supported; it offers {_methods(model)}.")
     value = outputs[names[0]]
-    return g.as_vector(value) if method == "predict" else value
+    if method == "predict":
+        return g.as_vector(value)
+    return g.cast(value, g.dtype)  # skl2onnx gives some transforms in float32 whatever the input (OneHotEncoder)
 
 
 register_fallback("sklearn", Converter(convert=_convert_fallback, methods=_methods))
@@ -146,6 +152,37 @@ def _convert_pipeline(model: SkPipeline, method: str, g: GraphBuilder, x: str) -
         x = converter_for(step).convert(step, "transform", g, x)
     last = steps[-1]
     return converter_for(last).convert(last, method, g, x)
+
+
+def _selected_columns(model: ColumnTransformer) -> dict[str, list[int]]:
+    """The input positions each fitted part of a ``ColumnTransformer`` reads (names resolved as it resolved them)."""
+    positions = getattr(model, "_transformer_to_input_indices", None)
+    if positions is None:
+        raise ExportError(
+            "This ColumnTransformer does not say which input columns each part read (scikit-learn >= 1.2 does); "
+            "refit it with a current scikit-learn."
+        )
+    return {name: [int(k) for k in columns] for name, columns in positions.items()}
+
+
+@register(ColumnTransformer, methods=lambda model: ("transform",), n_features=lambda model: model.n_features_in_)
+def _convert_column_transformer(model: ColumnTransformer, method: str, g: GraphBuilder, x: str) -> str:
+    # each part on its own columns (selected by position: names and masks were resolved when it was fitted),
+    # side by side in the order scikit-learn stacks them; empty and dropped parts give no columns
+    positions = _selected_columns(model)
+    parts = []
+    for name, part, _ in model.transformers_:
+        columns = positions.get(name, [])
+        if (isinstance(part, str) and part == "drop") or not columns:
+            continue
+        selected = g.op("Gather", [x, g.const(np.asarray(columns, dtype=np.int64), "columns")], axis=1, hint=name)
+        if isinstance(part, str) and part == "passthrough":
+            parts.append(selected)
+        else:
+            parts.append(converter_for(part).convert(part, "transform", g, selected))
+    if not parts:
+        raise ExportError("This ColumnTransformer outputs no column; there is nothing to export.")
+    return parts[0] if len(parts) == 1 else g.op("Concat", parts, axis=1, hint="columns")
 
 
 @register(StandardScaler, methods=lambda model: ("transform", "inverse_transform"))
@@ -187,6 +224,22 @@ def _convert_function_transformer(model: FunctionTransformer, method: str, g: Gr
             f"no ONNX operator here. Exported: no function (the identity), {known}."
         )
     return g.op(op_type, [x], hint=op_type.lower())
+
+
+@register(PCA, IncrementalPCA, methods=lambda model: ("transform",))
+def _convert_pca(model: Any, method: str, g: GraphBuilder, x: str) -> str:
+    # scikit-learn's order: project, then subtract the projected mean (then whiten), so a tree after it sees the
+    # very same values (skl2onnx centres first, which moves some by an ulp: a HistGradientBoosting threshold can
+    # sit exactly on a training value)
+    components = np.asarray(model.components_, dtype=np.float64)
+    out = g.op("MatMul", [x, g.const(components.T.copy(), "components")], hint="projected")
+    offset = np.reshape(model.mean_, (1, -1)) @ components.T
+    out = g.op("Sub", [out, g.const(offset, "projected_mean")], hint="centred")
+    if model.whiten:
+        scale = np.sqrt(model.explained_variance_)
+        scale[scale < np.finfo(scale.dtype).eps] = np.finfo(scale.dtype).eps
+        out = g.op("Div", [out, g.const(scale, "scale")], hint="whitened")
+    return out
 
 
 @register(LinearRegression, Ridge, Lasso, ElasticNet, methods=lambda model: ("predict",))

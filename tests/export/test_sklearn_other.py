@@ -1,0 +1,74 @@
+"""scikit-learn estimators that are not trees: ColumnTransformer, PCA, FunctionTransformer, skl2onnx's parts."""
+
+import numpy as np
+import pandas as pd
+import pytest
+from sklearn.compose import ColumnTransformer, make_column_selector
+from sklearn.datasets import load_diabetes
+from sklearn.decomposition import PCA, IncrementalPCA
+from sklearn.ensemble import HistGradientBoostingRegressor
+from sklearn.linear_model import Ridge
+from sklearn.pipeline import Pipeline, make_pipeline
+from sklearn.preprocessing import OneHotEncoder, StandardScaler
+
+import wirework as ww
+
+FRAME, TARGET = load_diabetes(return_X_y=True, as_frame=True)
+SERUM = ["s1", "s2", "s3", "s4", "s5", "s6"]
+
+
+def hgb():
+    return HistGradientBoostingRegressor(max_iter=30, random_state=0)
+
+
+def exact(model, X, **options):
+    """The largest difference between the exported model's predictions and ``model.predict``."""
+    return ww.onnx.check_parity(model, ww.to_onnx(model, **options), X).outputs["predict"].max_abs
+
+
+@pytest.mark.parametrize("last", [Ridge(), hgb()], ids=["Ridge", "HistGradientBoosting"])
+def test_a_column_transformer_selecting_by_name_exports_as_it_transforms(last):
+    columns = ColumnTransformer(
+        [("scaled", StandardScaler(), ["age", "bmi", "bp"]), ("serum", PCA(n_components=2), SERUM)],
+        remainder="passthrough",
+    )
+    pipe = ww.Pipeline([("columns", columns), ("last", last)]).fit(FRAME, TARGET)
+    # no X_sample: the network trained on a DataFrame is run on one to learn its shapes
+    assert exact(pipe, FRAME) <= (0.0 if isinstance(last, HistGradientBoostingRegressor) else 1e-12)
+
+
+def test_dropped_selected_and_remainder_parts_in_scikit_learn_s_order():
+    with_group = FRAME.assign(group=pd.cut(FRAME.bmi, 4, labels=False).astype(float))
+    columns = ColumnTransformer(
+        [
+            ("onehot", OneHotEncoder(handle_unknown="ignore", sparse_output=False), ["group"]),
+            ("drop", "drop", ["bp"]),
+            ("nothing", StandardScaler(), []),  # selects no column: no output, as in scikit-learn
+            ("serum", make_pipeline(StandardScaler(), PCA(3)), make_column_selector(pattern="^s")),
+        ],
+        remainder=StandardScaler(),
+    )
+    pipe = Pipeline([("columns", columns), ("tree", hgb())]).fit(with_group, TARGET)
+    assert exact(pipe, with_group, X_sample=with_group.iloc[:5]) == 0.0
+    transformed = ww.to_onnx(columns, X_sample=with_group.iloc[:5], methods=["transform"])
+    ours = ww.onnx.check_parity(columns, transformed, with_group)
+    assert ours.outputs["transform"].max_abs <= 1e-12
+
+
+@pytest.mark.parametrize(
+    "projection",
+    [PCA(n_components=3), PCA(n_components=3, whiten=True), IncrementalPCA(n_components=3)],
+    ids=["PCA", "whitened", "incremental"],
+)
+def test_a_tree_after_a_projection_sees_the_very_values_scikit_learn_computes(projection):
+    # HistGradientBoosting may put a threshold exactly on a training value: centring before projecting (as
+    # skl2onnx does) moved 28 of the 442 diabetes rows across one
+    X = FRAME.to_numpy()
+    pipe = Pipeline([("projection", projection), ("tree", hgb())]).fit(X, TARGET)
+    assert exact(pipe, X) == 0.0
+
+
+def test_a_column_transformer_with_no_output_is_refused():
+    nothing = ColumnTransformer([("drop", "drop", ["age"])]).fit(FRAME[["age"]])
+    with pytest.raises(ww.ExportError, match="outputs no column"):
+        ww.to_onnx(nothing, X_sample=FRAME[["age"]].iloc[:2], methods=["transform"])
