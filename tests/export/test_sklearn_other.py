@@ -1,5 +1,7 @@
 """scikit-learn estimators that are not trees: ColumnTransformer, PCA, FunctionTransformer, skl2onnx's parts."""
 
+import warnings
+
 import numpy as np
 import pandas as pd
 import pytest
@@ -7,6 +9,7 @@ from sklearn.compose import ColumnTransformer, make_column_selector
 from sklearn.datasets import load_diabetes
 from sklearn.decomposition import PCA, IncrementalPCA
 from sklearn.ensemble import HistGradientBoostingRegressor
+from sklearn.impute import SimpleImputer
 from sklearn.linear_model import Ridge
 from sklearn.pipeline import Pipeline, make_pipeline
 from sklearn.preprocessing import OneHotEncoder, StandardScaler
@@ -72,3 +75,43 @@ def test_a_column_transformer_with_no_output_is_refused():
     nothing = ColumnTransformer([("drop", "drop", ["age"])]).fit(FRAME[["age"]])
     with pytest.raises(ww.ExportError, match="outputs no column"):
         ww.to_onnx(nothing, X_sample=FRAME[["age"]].iloc[:2], methods=["transform"])
+
+
+def _with_gaps():
+    X = FRAME.to_numpy().copy()
+    X[::7, 2] = np.nan  # a column with gaps
+    X[:, 5] = np.nan  # a column with nothing observed: scikit-learn drops it unless keep_empty_features
+    return X
+
+
+@pytest.mark.parametrize(
+    "imputer",
+    [
+        SimpleImputer(),
+        SimpleImputer(strategy="median", add_indicator=True),
+        SimpleImputer(strategy="constant", fill_value=3.5),
+        SimpleImputer(strategy="most_frequent", keep_empty_features=True, add_indicator=True),
+    ],
+    ids=["mean", "median with indicator", "constant", "kept empty column with indicator"],
+)
+def test_simple_imputer_fills_and_flags_as_scikit_learn(imputer):
+    X = _with_gaps()
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", UserWarning)  # "Skipping features without any observed values"
+        pipe = Pipeline([("impute", imputer), ("tree", hgb())]).fit(X, TARGET)
+        alone = ww.onnx.check_parity(imputer, ww.to_onnx(imputer, methods=["transform"]), X)
+        assert alone.outputs["transform"].max_abs == 0.0
+        assert exact(pipe, X) == 0.0
+
+
+def test_a_numeric_missing_marker_and_a_refused_one():
+    X = FRAME.to_numpy().copy()
+    X[::5, 1] = -1.0
+    imputer = SimpleImputer(missing_values=-1.0, strategy="most_frequent").fit(X)
+    assert ww.onnx.check_parity(imputer, ww.to_onnx(imputer, methods=["transform"]), X).max_abs == 0.0
+    text = SimpleImputer(missing_values="?", strategy="most_frequent").fit(np.array([["a"], ["?"], ["a"]], dtype=object))
+    with pytest.raises(ww.ExportError, match=r"Missing values marked by '\?' cannot be exported"):
+        ww.to_onnx(text, X_sample=np.zeros((2, 1)), methods=["transform"])
+    words = SimpleImputer(strategy="most_frequent").fit(np.array([["a"], [np.nan], ["a"]], dtype=object))
+    with pytest.raises(ww.ExportError, match=r"This SimpleImputer fills values that are not numbers \(could not convert string to float: 'a'\)"):
+        ww.to_onnx(words, X_sample=np.zeros((2, 1)), methods=["transform"])

@@ -14,7 +14,8 @@ averages), ``StandardScaler`` both ways (``inverse_transform`` is the last
 step of a target transform), ``FunctionTransformer`` both ways when its
 functions are none (the identity) or NumPy functions with an ONNX operator
 (``np.log``, ``np.exp``, ``np.sqrt``, ``np.square``, ``np.negative``),
-``PCA`` and ``IncrementalPCA`` in scikit-learn's order of operations (a tree
+``SimpleImputer`` (skl2onnx's form does not run in float64), ``PCA`` and
+``IncrementalPCA`` in scikit-learn's order of operations (a tree
 after them must see its very values), and scikit-learn's own ``Pipeline``
 and ``ColumnTransformer`` (each part through its own converter, trees
 included; the transformer's parts on the input positions they selected).
@@ -29,11 +30,12 @@ import numpy as np
 from sklearn.base import is_classifier, is_regressor
 from sklearn.compose import ColumnTransformer
 from sklearn.decomposition import PCA, IncrementalPCA
+from sklearn.impute import SimpleImputer
 from sklearn.linear_model import ElasticNet, Lasso, LinearRegression, Ridge
 from sklearn.pipeline import Pipeline as SkPipeline
 from sklearn.preprocessing import FunctionTransformer, LabelEncoder, StandardScaler
 
-from wirework.errors import ExportError
+from wirework.errors import ExportError, brief
 from wirework.export.builder import ML_OPSET, OPSET, GraphBuilder
 from wirework.export.heads import class_values
 from wirework.export.registry import Converter, converter_for, register, register_fallback
@@ -224,6 +226,45 @@ def _convert_function_transformer(model: FunctionTransformer, method: str, g: Gr
             f"no ONNX operator here. Exported: no function (the identity), {known}."
         )
     return g.op(op_type, [x], hint=op_type.lower())
+
+
+def _missing(g: GraphBuilder, x: str, missing_values: Any) -> str:
+    """Where ``x`` holds the missing-value marker (NaN, or a number)."""
+    if isinstance(missing_values, float) and np.isnan(missing_values):
+        return g.op("IsNaN", [x], hint="missing")
+    if isinstance(missing_values, (int, float, np.number)) and not isinstance(missing_values, bool):
+        return g.op("Equal", [x, g.const(np.array([float(missing_values)]), "marker")], hint="missing")
+    raise ExportError(
+        f"Missing values marked by {missing_values!r} cannot be exported: the input is numeric. Mark them with "
+        "np.nan or a number."
+    )
+
+
+@register(SimpleImputer, methods=lambda model: ("transform",))
+def _convert_simple_imputer(model: SimpleImputer, method: str, g: GraphBuilder, x: str) -> str:
+    # scikit-learn's transform: a column whose statistic is NaN (empty when fitted) is dropped unless kept
+    # (keep_empty_features), each missing entry takes its column's statistic, then the indicator columns
+    missing = _missing(g, x, model.missing_values)
+    try:
+        statistics = np.asarray(model.statistics_, dtype=np.float64)
+    except (TypeError, ValueError) as error:
+        raise ExportError(
+            f"This SimpleImputer fills values that are not numbers ({brief(error)}); the input is numeric. "
+            "Impute numbers, or encode the column first."
+        ) from error
+    keep = np.arange(len(statistics)) if model.keep_empty_features else np.flatnonzero(~np.isnan(statistics))
+    if len(keep) < len(statistics):
+        kept = g.const(keep.astype(np.int64), "kept")
+        x_kept = g.op("Gather", [x, kept], axis=1, hint="kept")
+        missing_kept = g.op("Gather", [missing, kept], axis=1, hint="kept")
+    else:
+        x_kept, missing_kept = x, missing
+    out = g.op("Where", [missing_kept, g.const(statistics[keep], "statistics"), x_kept], hint="imputed")
+    indicator = getattr(model, "indicator_", None)
+    if indicator is None:
+        return out
+    flags = g.op("Gather", [missing, g.const(np.asarray(indicator.features_, np.int64), "indicated")], axis=1)
+    return g.op("Concat", [out, g.cast(flags, g.dtype)], axis=1, hint="with_indicator")
 
 
 @register(PCA, IncrementalPCA, methods=lambda model: ("transform",))
