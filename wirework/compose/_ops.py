@@ -203,7 +203,8 @@ def out_of_bag(y: Any, *drawn_and_predicted: Any, classes: bool) -> tuple[float,
     ``drawn_and_predicted``: each member's drawn rows, then each member's
     predictions (probabilities for classifiers) on all the training rows.
     Each row averages the members that did not draw it; a row every member
-    drew gets no prediction (zeros), with scikit-learn's warning.
+    drew gets no estimate (a zero prediction, or NaN probabilities), with
+    scikit-learn's warning.
     """
     half = len(drawn_and_predicted) // 2
     drawn, predicted = drawn_and_predicted[:half], drawn_and_predicted[half:]
