@@ -12,7 +12,7 @@ from sklearn.ensemble import HistGradientBoostingRegressor
 from sklearn.impute import SimpleImputer
 from sklearn.linear_model import Ridge
 from sklearn.pipeline import Pipeline, make_pipeline
-from sklearn.preprocessing import OneHotEncoder, StandardScaler
+from sklearn.preprocessing import OneHotEncoder, PolynomialFeatures, StandardScaler
 
 import wirework as ww
 
@@ -115,3 +115,31 @@ def test_a_numeric_missing_marker_and_a_refused_one():
     words = SimpleImputer(strategy="most_frequent").fit(np.array([["a"], [np.nan], ["a"]], dtype=object))
     with pytest.raises(ww.ExportError, match=r"This SimpleImputer fills values that are not numbers \(could not convert string to float: 'a'\)"):
         ww.to_onnx(words, X_sample=np.zeros((2, 1)), methods=["transform"])
+
+
+@pytest.mark.parametrize(
+    "options",
+    [
+        {"degree": 2},
+        {"degree": 3},
+        {"degree": 3, "interaction_only": True},
+        {"degree": 2, "include_bias": False},
+        {"degree": (2, 3)},
+        {"degree": (2, 3), "include_bias": False},
+        {"degree": 0},
+        {"degree": 4, "interaction_only": True, "include_bias": False},
+    ],
+    ids=["2", "3", "3 interactions", "2 no bias", "2-3", "2-3 no bias", "0", "4 interactions no bias"],
+)
+def test_polynomial_features_are_the_very_products_scikit_learn_computes(options):
+    X = FRAME.to_numpy()[:, :4]
+    poly = PolynomialFeatures(**options).fit(X)
+    exported = ww.to_onnx(poly, methods=["transform"])
+    assert ww.onnx.check_parity(poly, exported, X).outputs["transform"].max_abs == 0.0
+
+
+def test_a_polynomial_pipeline_in_a_column_transformer_exports():
+    # skl2onnx's PolynomialFeatures does not run in float64
+    columns = ColumnTransformer([("poly", make_pipeline(StandardScaler(), PolynomialFeatures(2)), ["age", "bmi", "bp"])])
+    pipe = ww.Pipeline([("columns", columns), ("tree", hgb())]).fit(FRAME, TARGET)
+    assert exact(pipe, FRAME) == 0.0

@@ -14,7 +14,8 @@ averages), ``StandardScaler`` both ways (``inverse_transform`` is the last
 step of a target transform), ``FunctionTransformer`` both ways when its
 functions are none (the identity) or NumPy functions with an ONNX operator
 (``np.log``, ``np.exp``, ``np.sqrt``, ``np.square``, ``np.negative``),
-``SimpleImputer`` (skl2onnx's form does not run in float64), ``PCA`` and
+``SimpleImputer`` and ``PolynomialFeatures`` (skl2onnx's forms do not run
+in float64; ours compute scikit-learn's very numbers), ``PCA`` and
 ``IncrementalPCA`` in scikit-learn's order of operations (a tree
 after them must see its very values), and scikit-learn's own ``Pipeline``
 and ``ColumnTransformer`` (each part through its own converter, trees
@@ -33,7 +34,7 @@ from sklearn.decomposition import PCA, IncrementalPCA
 from sklearn.impute import SimpleImputer
 from sklearn.linear_model import ElasticNet, Lasso, LinearRegression, Ridge
 from sklearn.pipeline import Pipeline as SkPipeline
-from sklearn.preprocessing import FunctionTransformer, LabelEncoder, StandardScaler
+from sklearn.preprocessing import FunctionTransformer, LabelEncoder, PolynomialFeatures, StandardScaler
 
 from wirework.errors import ExportError, brief
 from wirework.export.builder import ML_OPSET, OPSET, GraphBuilder
@@ -265,6 +266,41 @@ def _convert_simple_imputer(model: SimpleImputer, method: str, g: GraphBuilder, 
         return out
     flags = g.op("Gather", [missing, g.const(np.asarray(indicator.features_, np.int64), "indicated")], axis=1)
     return g.op("Concat", [out, g.cast(flags, g.dtype)], axis=1, hint="with_indicator")
+
+
+@register(PolynomialFeatures, methods=lambda model: ("transform",))
+def _convert_polynomial(model: PolynomialFeatures, method: str, g: GraphBuilder, x: str) -> str:
+    # scikit-learn's dense algorithm, step by step: each term of degree d is a term of degree d - 1 times one
+    # feature, in its order of columns, so the products are the very same floating-point numbers
+    n = model.n_features_in_
+    low, high = (model.degree, model.degree) if isinstance(model.degree, int) else model.degree
+    blocks = [x] if high > 0 else []
+    index, width = list(range(n)) + [n], n
+    for _ in range(2, high + 1):
+        previous = blocks[0] if len(blocks) == 1 else g.op("Concat", blocks, axis=1, hint="terms")
+        new_index, end = [], index[-1]
+        for feature in range(n):
+            start = index[feature] + (index[feature + 1] - index[feature] if model.interaction_only else 0)
+            new_index.append(width)
+            if end <= start:
+                break
+            factor = g.columns(x, feature, feature + 1)
+            blocks.append(g.op("Mul", [g.columns(previous, start, end), factor], hint="term"))
+            width += end - start
+        new_index.append(width)
+        index = new_index
+    terms = (blocks[0] if len(blocks) == 1 else g.op("Concat", blocks, axis=1, hint="terms")) if blocks else None
+    wanted = model.n_output_features_ - (1 if model.include_bias else 0)
+    if terms is not None and low > 1:  # degrees below the lowest asked for: the first columns, left out
+        terms = g.columns(terms, width - wanted, width)
+    if not model.include_bias:
+        if terms is None:
+            raise ExportError("This PolynomialFeatures outputs no column; there is nothing to export.")
+        return terms
+    rows = g.op("Slice", [g.op("Shape", [x]), g.const([0], "start"), g.const([1], "stop")], hint="rows")
+    shape = g.op("Concat", [rows, g.const([1], "one")], axis=0, hint="bias_shape")
+    ones = g.op("ConstantOfShape", [shape], value=g.onnx.numpy_helper.from_array(np.ones(1, dtype=g.dtype)))
+    return ones if terms is None or wanted == 0 else g.op("Concat", [ones, terms], axis=1, hint="with_bias")
 
 
 @register(PCA, IncrementalPCA, methods=lambda model: ("transform",))
