@@ -143,3 +143,72 @@ def test_a_polynomial_pipeline_in_a_column_transformer_exports():
     columns = ColumnTransformer([("poly", make_pipeline(StandardScaler(), PolynomialFeatures(2)), ["age", "bmi", "bp"])])
     pipe = ww.Pipeline([("columns", columns), ("tree", hgb())]).fit(FRAME, TARGET)
     assert exact(pipe, FRAME) == 0.0
+
+
+def _labelled():
+    """Diabetes with three string columns made from its own values (one with missing entries)."""
+    return pd.DataFrame(
+        {
+            "sex": np.where(FRAME.sex > 0, "male", "female").astype(object),
+            "weight": pd.cut(FRAME.bmi, 4, labels=["low", "mid", "high", "very high"]).astype(object),
+            "pressure": pd.cut(FRAME.bp, 3, labels=["a", "b", "c"]).astype(object).where(FRAME.index % 9 != 0, None),
+            "s1": FRAME.s1,
+            "s5": FRAME.s5,
+        }
+    )
+
+
+@pytest.mark.parametrize(
+    "options",
+    [{"handle_unknown": "ignore"}, {"drop": "first"}, {"drop": "if_binary", "handle_unknown": "ignore"}],
+    ids=["ignore", "drop first", "drop if binary"],
+)
+@pytest.mark.parametrize("last", [Ridge(), hgb()], ids=["Ridge", "HistGradientBoosting"])
+def test_one_hot_string_columns_are_fed_as_codes_and_encoded_in_the_graph(options, last):
+    X = _labelled()
+    encode = OneHotEncoder(sparse_output=False, **options)
+    columns = ColumnTransformer([("cats", encode, ["sex", "weight", "pressure"])], remainder="passthrough")
+    pipe = ww.Pipeline([("columns", columns), ("last", last)]).fit(X, TARGET)
+    model = ww.to_onnx(pipe, X_sample=X.iloc[:5])
+    recorded = {c["name"]: c["categories"] for c in ww.onnx.input_signature(model)["columns"]}
+    assert recorded["weight"] == ["high", "low", "mid", "very high"] and recorded["s1"] is None
+    # "pressure" learned a missing category: a missing value sets it, as natively
+    assert ww.onnx.check_parity(pipe, model, X).max_abs <= (0.0 if isinstance(last, HistGradientBoostingRegressor) else 1e-12)
+    if options.get("handle_unknown") == "ignore":
+        unseen = X.iloc[:4].copy()
+        unseen.loc[unseen.index[0], "weight"] = "enormous"  # no column set, as scikit-learn's "ignore"
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", UserWarning)  # with a drop, scikit-learn warns of it
+            assert ww.onnx.check_parity(pipe, model, unseen).max_abs <= 1e-12
+
+
+def test_one_hot_codes_and_lightgbm_categories_numbered_differently_in_one_stack():
+    from lightgbm import LGBMRegressor
+
+    X = _labelled()
+    X["weight"] = pd.Categorical(X["weight"], categories=["very high", "mid", "low", "high", "unused"])
+    X["sex"], X["pressure"] = X["sex"].astype("category"), X["pressure"].astype("category")
+    linear = Pipeline(
+        [
+            ("columns", ColumnTransformer([("cats", OneHotEncoder(handle_unknown="ignore"), ["sex", "weight", "pressure"])], remainder="passthrough")),
+            ("ridge", Ridge()),
+        ]
+    )
+    boosted = LGBMRegressor(n_estimators=20, min_child_samples=5, verbose=-1, n_jobs=1)
+    stack = ww.Stack([("linear", linear), ("boosted", boosted)], Ridge(), cv=3).fit(X, TARGET)
+    model = ww.to_onnx(stack, X_sample=X.iloc[:5])
+    assert ww.onnx.check_parity(stack, model, X).max_abs <= 1e-12
+    gaps = X.iloc[:6].copy()
+    gaps.loc[gaps.index[0], "weight"] = np.nan
+    assert ww.onnx.check_parity(stack, model, gaps).max_abs <= 1e-12
+
+
+def test_one_hot_refusals_and_a_string_fed_where_numbers_are_expected():
+    X = _labelled()
+    grouped = OneHotEncoder(min_frequency=50, sparse_output=False).fit(X[["weight"]])
+    with pytest.raises(ww.ExportError, match="grouping infrequent categories cannot be exported"):
+        ww.to_onnx(grouped, X_sample=X[["weight"]].iloc[:3], methods=["transform"])
+    numbers = Pipeline([("scale", StandardScaler()), ("ridge", Ridge())]).fit(FRAME[["s1", "s5"]], TARGET)
+    model = ww.to_onnx(numbers, X_sample=FRAME[["s1", "s5"]].iloc[:3])
+    with pytest.raises(ww.ExportError, match=r"Column 's1' \(\w+\) cannot be fed to the model: it expects numbers"):
+        ww.onnx.feed(model, X[["sex", "s5"]].set_axis(["s1", "s5"], axis=1))

@@ -29,7 +29,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from wirework.errors import ExportError, NotTrainedError, StorageError
+from wirework.errors import ExportError, NotTrainedError, StorageError, brief
 from wirework.export.builder import GraphBuilder, resolve_dtype
 from wirework.export.heads import class_values
 from wirework.export.registry import converter_for
@@ -349,10 +349,17 @@ def feed(model: Any, X: Any) -> dict[str, np.ndarray]:
             return {"X": np.ascontiguousarray(matrix, dtype=dtype)}
         parts = []
         for i, info in enumerate(columns):
-            if info["categories"] is not None and isinstance(frame.iloc[:, i].dtype, pd.CategoricalDtype):
-                parts.append(_codes(frame.iloc[:, i], info["categories"]))
-            else:
-                parts.append(np.asarray(frame.iloc[:, i], dtype=np.float64))
+            values = frame.iloc[:, i]
+            if info["categories"] is not None and not pd.api.types.is_numeric_dtype(values.dtype):
+                parts.append(_codes(values, info["categories"]))  # categorical, string or object values
+                continue
+            try:
+                parts.append(np.asarray(values, dtype=np.float64))
+            except (TypeError, ValueError) as error:
+                raise ExportError(
+                    f"Column {info['name']!r} ({values.dtype}) cannot be fed to the model: it expects numbers "
+                    f"there ({brief(error)}). Give the column the model was trained on."
+                ) from error
         return {"X": np.column_stack(parts).astype(dtype)}
     out = {}
     for i, info in enumerate(columns):

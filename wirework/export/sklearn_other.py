@@ -25,6 +25,7 @@ included; the transformer's parts on the input positions they selected).
 from __future__ import annotations
 
 import warnings
+from collections.abc import Mapping
 from typing import Any
 
 import numpy as np
@@ -34,7 +35,13 @@ from sklearn.decomposition import PCA, IncrementalPCA
 from sklearn.impute import SimpleImputer
 from sklearn.linear_model import ElasticNet, Lasso, LinearRegression, Ridge
 from sklearn.pipeline import Pipeline as SkPipeline
-from sklearn.preprocessing import FunctionTransformer, LabelEncoder, PolynomialFeatures, StandardScaler
+from sklearn.preprocessing import (
+    FunctionTransformer,
+    LabelEncoder,
+    OneHotEncoder,
+    PolynomialFeatures,
+    StandardScaler,
+)
 
 from wirework.errors import ExportError, brief
 from wirework.export.builder import ML_OPSET, OPSET, GraphBuilder
@@ -143,12 +150,21 @@ def _pipeline_methods(model: SkPipeline) -> tuple[str, ...]:
     return converter_for(last).methods(last) if last not in (None, "passthrough") else ("transform",)
 
 
+def _first_step(model: SkPipeline) -> Any:
+    return next(step for _, step in model.steps if step not in (None, "passthrough"))
+
+
 def _pipeline_features(model: SkPipeline) -> int:
-    first = next(step for _, step in model.steps if step not in (None, "passthrough"))
+    first = _first_step(model)
     return converter_for(first).n_features(first)
 
 
-@register(SkPipeline, methods=_pipeline_methods, n_features=_pipeline_features)
+def _pipeline_categories(model: SkPipeline) -> Mapping[int, np.ndarray]:
+    first = _first_step(model)
+    return converter_for(first).categories(first)
+
+
+@register(SkPipeline, methods=_pipeline_methods, n_features=_pipeline_features, categories=_pipeline_categories)
 def _convert_pipeline(model: SkPipeline, method: str, g: GraphBuilder, x: str) -> str:
     steps = [step for _, step in model.steps if step not in (None, "passthrough")]
     for step in steps[:-1]:
@@ -168,7 +184,26 @@ def _selected_columns(model: ColumnTransformer) -> dict[str, list[int]]:
     return {name: [int(k) for k in columns] for name, columns in positions.items()}
 
 
-@register(ColumnTransformer, methods=lambda model: ("transform",), n_features=lambda model: model.n_features_in_)
+def _column_transformer_categories(model: ColumnTransformer) -> dict[int, np.ndarray]:
+    """The input columns a ``ColumnTransformer``'s parts read as categories (a string ``OneHotEncoder``'s,
+    say), by input position."""
+    positions = _selected_columns(model)
+    found: dict[int, np.ndarray] = {}
+    for name, part, _ in model.transformers_:
+        columns = positions.get(name, [])
+        if isinstance(part, str) or not columns:
+            continue
+        for k, values in converter_for(part).categories(part).items():
+            found[columns[k]] = values
+    return found
+
+
+@register(
+    ColumnTransformer,
+    methods=lambda model: ("transform",),
+    n_features=lambda model: model.n_features_in_,
+    categories=_column_transformer_categories,
+)
 def _convert_column_transformer(model: ColumnTransformer, method: str, g: GraphBuilder, x: str) -> str:
     # each part on its own columns (selected by position: names and masks were resolved when it was fitted),
     # side by side in the order scikit-learn stacks them; empty and dropped parts give no columns
@@ -200,6 +235,50 @@ def _convert_standard_scaler(model: StandardScaler, method: str, g: GraphBuilder
     if scale is not None:
         x = g.op("Mul", [x, g.const(scale, "scale")], hint="unscaled")
     return g.op("Add", [x, g.const(mean, "mean")], hint="uncentred") if mean is not None else x
+
+
+def _is_missing(value: Any) -> bool:
+    return value is None or (isinstance(value, float) and np.isnan(value))
+
+
+def _named_categories(values: np.ndarray) -> bool:
+    """Whether a one-hot encoder's categories of one column are strings (read as codes) rather than numbers."""
+    return any(isinstance(v, str) for v in values.tolist())
+
+
+def _onehot_categories(model: OneHotEncoder) -> dict[int, np.ndarray]:
+    """The columns a ``OneHotEncoder`` reads as category codes: those whose categories are strings (the
+    missing category, if it learned one, is no code: a missing value is NaN)."""
+    return {
+        k: np.array([v for v in values.tolist() if not _is_missing(v)], dtype=object)
+        for k, values in enumerate(model.categories_)
+        if _named_categories(values)
+    }
+
+
+@register(OneHotEncoder, methods=lambda model: ("transform",), categories=_onehot_categories)
+def _convert_onehot(model: OneHotEncoder, method: str, g: GraphBuilder, x: str) -> str:
+    # one column per category, in scikit-learn's order: a string column arrives as its code (the category's
+    # position), a numeric one as its value; a missing value sets the learned missing category, if any; an
+    # unknown value sets none (handle_unknown="ignore"; "error" would raise instead); drop_idx_ drops one
+    if getattr(model, "_infrequent_enabled", False):
+        raise ExportError("A OneHotEncoder grouping infrequent categories cannot be exported yet.")
+    parts = []
+    for k, values in enumerate(model.categories_):
+        column = g.columns(x, k, k + 1)
+        values = values.tolist()
+        known = [v for v in values if not _is_missing(v)]
+        keys = np.arange(len(known), dtype=float) if _named_categories(model.categories_[k]) else np.array(known, float)
+        flags = [g.op("Equal", [column, g.const(keys, "categories")], hint="onehot")] if known else []
+        if len(known) < len(values):  # the missing category comes last, as scikit-learn sorts it
+            flags.append(g.op("IsNaN", [column], hint="missing"))
+        onehot = g.cast(flags[0] if len(flags) == 1 else g.op("Concat", flags, axis=1), g.dtype)
+        drop = None if model.drop_idx_ is None else model.drop_idx_[k]
+        if drop is not None:
+            kept = np.array([j for j in range(len(values)) if j != drop], dtype=np.int64)
+            onehot = g.op("Gather", [onehot, g.const(kept, "kept")], axis=1, hint="kept")
+        parts.append(onehot)
+    return parts[0] if len(parts) == 1 else g.op("Concat", parts, axis=1, hint="onehot")
 
 
 #: NumPy functions a ``FunctionTransformer`` may apply, as the ONNX operator computing each elementwise.
