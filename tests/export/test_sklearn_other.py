@@ -12,7 +12,7 @@ from sklearn.ensemble import HistGradientBoostingRegressor
 from sklearn.impute import SimpleImputer
 from sklearn.linear_model import Ridge
 from sklearn.pipeline import Pipeline, make_pipeline
-from sklearn.preprocessing import OneHotEncoder, PolynomialFeatures, StandardScaler
+from sklearn.preprocessing import OneHotEncoder, OrdinalEncoder, PolynomialFeatures, StandardScaler
 
 import wirework as ww
 
@@ -212,3 +212,30 @@ def test_one_hot_refusals_and_a_string_fed_where_numbers_are_expected():
     model = ww.to_onnx(numbers, X_sample=FRAME[["s1", "s5"]].iloc[:3])
     with pytest.raises(ww.ExportError, match=r"Column 's1' \(\w+\) cannot be fed to the model: it expects numbers"):
         ww.onnx.feed(model, X[["sex", "s5"]].set_axis(["s1", "s5"], axis=1))
+
+
+@pytest.mark.parametrize(
+    "options",
+    [{}, {"handle_unknown": "use_encoded_value", "unknown_value": -1, "encoded_missing_value": -2}],
+    ids=["default", "encoded unknown and missing"],
+)
+def test_ordinal_string_columns_before_a_tree_are_exact(options):
+    X = _labelled()  # "pressure" has None entries: scikit-learn gives None a position of its own
+    columns = ColumnTransformer([("order", OrdinalEncoder(**options), ["sex", "weight", "pressure"])], remainder="passthrough")
+    pipe = ww.Pipeline([("columns", columns), ("tree", hgb())]).fit(X, TARGET)
+    model = ww.to_onnx(pipe, X_sample=X.iloc[:5])
+    assert ww.onnx.check_parity(pipe, model, X).max_abs == 0.0
+    if options:
+        unseen = X.iloc[:4].copy()
+        unseen.loc[unseen.index[0], "weight"] = "enormous"  # unknown_value, as natively
+        assert ww.onnx.check_parity(pipe, model, unseen).max_abs == 0.0
+
+
+def test_ordinal_numeric_columns_tell_missing_from_unknown():
+    rng = np.random.default_rng(0)
+    X = np.round(rng.uniform(0, 5, (300, 1)))
+    X[::11] = np.nan
+    encoder = OrdinalEncoder(handle_unknown="use_encoded_value", unknown_value=-1, encoded_missing_value=-2).fit(X)
+    model = ww.to_onnx(encoder, X_sample=X[:3], methods=["transform"])
+    served = np.vstack([X[:20], [[17.0]]])  # 17 was never seen: -1; NaN: -2
+    assert ww.onnx.check_parity(encoder, model, served).max_abs == 0.0

@@ -15,7 +15,8 @@ step of a target transform), ``FunctionTransformer`` both ways when its
 functions are none (the identity) or NumPy functions with an ONNX operator
 (``np.log``, ``np.exp``, ``np.sqrt``, ``np.square``, ``np.negative``),
 ``SimpleImputer`` and ``PolynomialFeatures`` (skl2onnx's forms do not run
-in float64; ours compute scikit-learn's very numbers), ``PCA`` and
+in float64; ours compute scikit-learn's very numbers), ``OneHotEncoder`` and
+``OrdinalEncoder`` (string columns read as category codes), ``PCA`` and
 ``IncrementalPCA`` in scikit-learn's order of operations (a tree
 after them must see its very values), and scikit-learn's own ``Pipeline``
 and ``ColumnTransformer`` (each part through its own converter, trees
@@ -39,6 +40,7 @@ from sklearn.preprocessing import (
     FunctionTransformer,
     LabelEncoder,
     OneHotEncoder,
+    OrdinalEncoder,
     PolynomialFeatures,
     StandardScaler,
 )
@@ -279,6 +281,36 @@ def _convert_onehot(model: OneHotEncoder, method: str, g: GraphBuilder, x: str) 
             onehot = g.op("Gather", [onehot, g.const(kept, "kept")], axis=1, hint="kept")
         parts.append(onehot)
     return parts[0] if len(parts) == 1 else g.op("Concat", parts, axis=1, hint="onehot")
+
+
+@register(OrdinalEncoder, methods=lambda model: ("transform",), categories=_onehot_categories)
+def _convert_ordinal(model: OrdinalEncoder, method: str, g: GraphBuilder, x: str) -> str:
+    # each value's position in the categories: a string column arrives as that position (its code), a numeric
+    # one is looked up; a missing value takes a learned None category's position, else encoded_missing_value;
+    # an unknown one unknown_value (handle_unknown="use_encoded_value"; "error" would raise instead)
+    if getattr(model, "_infrequent_enabled", False):
+        raise ExportError("An OrdinalEncoder grouping infrequent categories cannot be exported yet.")
+    unknown = model.unknown_value if model.handle_unknown == "use_encoded_value" else np.nan
+    parts = []
+    for k, categories in enumerate(model.categories_):
+        column = g.columns(x, k, k + 1)
+        values = categories.tolist()
+        known = [v for v in values if not _is_missing(v)]
+        learned = [v for v in values if _is_missing(v)]
+        missing = (float(len(known)) if learned[0] is None else model.encoded_missing_value) if learned else None
+        if _named_categories(categories):
+            # the code is the position; a NaN code is a missing value or, with nothing missing learned, unknown
+            fill = missing if missing is not None else unknown
+            out = g.op("Where", [g.op("IsNaN", [column]), g.const(np.array([float(fill)]), "fill"), column])
+        else:
+            keys = g.onnx.numpy_helper.from_array(np.array(known, dtype=g.dtype), "keys")
+            positions = g.lookup(column, keys, np.arange(len(known)), hint="position")
+            unseen = g.const(np.array([float(unknown)]), "unknown")
+            out = g.op("Where", [g.op("IsNaN", [positions]), unseen, positions])
+            if missing is not None:
+                out = g.op("Where", [g.op("IsNaN", [column]), g.const(np.array([float(missing)]), "missing"), out])
+        parts.append(out)
+    return parts[0] if len(parts) == 1 else g.op("Concat", parts, axis=1, hint="ordinal")
 
 
 #: NumPy functions a ``FunctionTransformer`` may apply, as the ONNX operator computing each elementwise.
