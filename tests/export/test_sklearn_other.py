@@ -12,7 +12,7 @@ from sklearn.ensemble import HistGradientBoostingRegressor
 from sklearn.impute import SimpleImputer
 from sklearn.linear_model import Ridge
 from sklearn.pipeline import Pipeline, make_pipeline
-from sklearn.preprocessing import OneHotEncoder, OrdinalEncoder, PolynomialFeatures, StandardScaler
+from sklearn.preprocessing import KBinsDiscretizer, OneHotEncoder, OrdinalEncoder, PolynomialFeatures, StandardScaler
 
 import wirework as ww
 
@@ -239,3 +239,29 @@ def test_ordinal_numeric_columns_tell_missing_from_unknown():
     model = ww.to_onnx(encoder, X_sample=X[:3], methods=["transform"])
     served = np.vstack([X[:20], [[17.0]]])  # 17 was never seen: -1; NaN: -2
     assert ww.onnx.check_parity(encoder, model, served).max_abs == 0.0
+
+
+@pytest.mark.parametrize(
+    "options",
+    [
+        {"n_bins": 5, "encode": "ordinal"},
+        {"n_bins": 4, "encode": "onehot"},  # scikit-learn gives a sparse matrix; the file a dense one, equal
+        {"n_bins": 3, "encode": "onehot-dense", "strategy": "uniform"},
+        {"n_bins": 6, "encode": "ordinal", "strategy": "kmeans"},
+    ],
+    ids=["quantile ordinal", "sparse one-hot", "uniform one-hot", "k-means ordinal"],
+)
+def test_bins_are_counted_as_scikit_learn_s_searchsorted(options):
+    X = FRAME.to_numpy().copy()
+    X[:, 3] = 1.0  # a constant column: one bin, so no inner edge
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", UserWarning)  # scikit-learn warns of the constant column's bins
+        bins = KBinsDiscretizer(**options).fit(X)
+    assert len(bins.bin_edges_[3]) == 2
+    model = ww.to_onnx(bins, methods=["transform"])
+    assert ww.onnx.check_parity(bins, model, X).outputs["transform"].max_abs == 0.0
+    pipe = Pipeline([("bins", KBinsDiscretizer(**options)), ("ridge", Ridge())])
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", UserWarning)
+        pipe.fit(X, TARGET)
+    assert exact(pipe, X) <= 1e-12

@@ -14,7 +14,7 @@ averages), ``StandardScaler`` both ways (``inverse_transform`` is the last
 step of a target transform), ``FunctionTransformer`` both ways when its
 functions are none (the identity) or NumPy functions with an ONNX operator
 (``np.log``, ``np.exp``, ``np.sqrt``, ``np.square``, ``np.negative``),
-``SimpleImputer`` and ``PolynomialFeatures`` (skl2onnx's forms do not run
+``SimpleImputer``, ``KBinsDiscretizer`` and ``PolynomialFeatures`` (skl2onnx's forms do not run
 in float64; ours compute scikit-learn's very numbers), ``OneHotEncoder`` and
 ``OrdinalEncoder`` (string columns read as category codes), ``PCA`` and
 ``IncrementalPCA`` in scikit-learn's order of operations (a tree
@@ -38,6 +38,7 @@ from sklearn.linear_model import ElasticNet, Lasso, LinearRegression, Ridge
 from sklearn.pipeline import Pipeline as SkPipeline
 from sklearn.preprocessing import (
     FunctionTransformer,
+    KBinsDiscretizer,
     LabelEncoder,
     OneHotEncoder,
     OrdinalEncoder,
@@ -311,6 +312,25 @@ def _convert_ordinal(model: OrdinalEncoder, method: str, g: GraphBuilder, x: str
                 out = g.op("Where", [g.op("IsNaN", [column]), g.const(np.array([float(missing)]), "missing"), out])
         parts.append(out)
     return parts[0] if len(parts) == 1 else g.op("Concat", parts, axis=1, hint="ordinal")
+
+
+@register(KBinsDiscretizer, methods=lambda model: ("transform",))
+def _convert_bins(model: KBinsDiscretizer, method: str, g: GraphBuilder, x: str) -> str:
+    # scikit-learn's np.searchsorted(inner edges, value, side="right"): how many inner edges are <= the value;
+    # then its one-hot encoder, when it encodes one-hot
+    parts = []
+    for k, edges in enumerate(model.bin_edges_):
+        inner = np.asarray(edges, dtype=np.float64)[1:-1]
+        column = g.columns(x, k, k + 1)
+        if len(inner) == 0:  # one bin: every value is in bin 0 (x < x is false even for infinities)
+            parts.append(g.cast(g.op("Less", [column, column], hint="bin"), g.dtype))
+            continue
+        below = g.cast(g.op("GreaterOrEqual", [column, g.const(inner, "edges")], hint="past_edge"), g.dtype)
+        parts.append(g.op("ReduceSum", [below, g.const([1], "axis")], keepdims=1, hint="bin"))
+    bins = parts[0] if len(parts) == 1 else g.op("Concat", parts, axis=1, hint="bins")
+    if model.encode == "ordinal":
+        return bins
+    return converter_for(model._encoder).convert(model._encoder, "transform", g, bins)
 
 
 #: NumPy functions a ``FunctionTransformer`` may apply, as the ONNX operator computing each elementwise.
