@@ -16,6 +16,7 @@ from sklearn.feature_selection import SelectKBest, f_regression
 from sklearn.linear_model import Lasso, LogisticRegression, Ridge
 from sklearn.mixture import GaussianMixture
 from sklearn.neighbors import KernelDensity
+from sklearn.model_selection import GridSearchCV
 from sklearn.pipeline import Pipeline as SkPipeline
 from sklearn.preprocessing import QuantileTransformer, StandardScaler
 from sklearn.utils import all_estimators, get_tags
@@ -299,6 +300,33 @@ def test_unsupervised_last_steps_offer_what_scikit_learn_s_pipeline_offers(last)
             assert np.array_equal(ours.fit_predict(X), theirs.fit_predict(X))
         else:
             assert np.array_equal(getattr(ours, operation)(X), getattr(theirs, operation)(X)), operation
+
+
+@pytest.mark.parametrize(
+    "last",
+    [KMeans(3, n_init=2, random_state=0), GaussianMixture(2, random_state=0), KernelDensity(), PCA(2)],
+    ids=["clusters", "mixture", "density", "PCA"],
+)
+def test_an_unsupervised_pipeline_scores_as_scikit_learn_s(last):
+    X = load_iris().data
+    ours = ww.Pipeline([("scale", StandardScaler()), ("last", last)]).fit(X)
+    theirs = SkPipeline([("scale", StandardScaler()), ("last", last)]).fit(X)
+    assert ours.score(X) == theirs.score(X)
+    assert not hasattr(ww.Pipeline([("scale", StandardScaler()), ("outliers", IsolationForest())]), "score")
+    with pytest.raises(ww.ArgumentError, match="takes no sample_weight"):
+        ours.score(X, sample_weight=np.ones(len(X)))
+
+
+def test_grid_search_selects_an_unsupervised_pipeline_by_its_score():
+    X = load_iris().data
+    grid = {"mixture__n_components": [1, 2, 3]}
+    steps = [("scale", StandardScaler()), ("mixture", GaussianMixture(random_state=0))]
+    ours = GridSearchCV(ww.Pipeline(steps), grid, cv=3).fit(X)
+    theirs = GridSearchCV(SkPipeline(steps), grid, cv=3).fit(X)
+    assert np.array_equal(ours.cv_results_["mean_test_score"], theirs.cv_results_["mean_test_score"])
+    supervised = ww.Pipeline([("scale", StandardScaler()), ("ridge", Ridge())]).fit(X_DATA, Y_DATA)
+    with pytest.raises(ww.DataError, match=r"Pipeline\.score needs y"):
+        supervised.score(X_DATA)
 
 
 def test_a_clusterer_composite_fits_and_predicts_its_training_labels():

@@ -782,11 +782,29 @@ class Composite(BaseEstimator):
         network = self._ready()
         return network["inverse_transform"](X)
 
-    @available_if(lambda self: self._kind() in ("classifier", "regressor") and self._provides("predict"))
-    def score(self, X: Any, y: Any, sample_weight: Any = None) -> float:
-        """Accuracy for classifiers, R² for regressors (as scikit-learn's mixins)."""
-        metric = accuracy_score if self._kind() == "classifier" else r2_score
-        return float(metric(y, self.predict(X), sample_weight=sample_weight))
+    @available_if(lambda self: self._scores())
+    def score(self, X: Any, y: Any = None, sample_weight: Any = None) -> float:
+        """Accuracy for classifiers, R² for regressors (as scikit-learn's mixins); for any other composite, the
+        network's ``score`` output on ``X`` (an unsupervised model's score, as a pipeline ending in a clusterer,
+        mixture or density gives it)."""
+        kind = self._kind()
+        if kind in ("classifier", "regressor"):
+            if y is None:
+                raise DataError(f"{type(self).__name__}.score needs y: the true targets to compare predictions with.")
+            metric = accuracy_score if kind == "classifier" else r2_score
+            return float(metric(y, self.predict(X), sample_weight=sample_weight))
+        if sample_weight is not None:
+            raise ArgumentError(
+                f"{type(self).__name__}.score is its network's score output, which takes no sample_weight. "
+                "Score without weights."
+            )
+        return float(self._run("score", X))
+
+    def _scores(self) -> bool:
+        """Whether :meth:`score` exists: a classifier or regressor that predicts, or a network with a score."""
+        if self._kind() in ("classifier", "regressor"):
+            return self._provides("predict")
+        return self._provides("score")
 
     # -- inspection --------------------------------------------------------------
 

@@ -77,6 +77,8 @@ def _final_outputs(
     for operation in ("predict", "predict_proba", "predict_log_proba", "decision_function", "score_samples", "transform"):
         if hasattr(final, operation):
             outputs[operation] = getattr(mach, operation)(Z)
+    if hasattr(final, "score") and _kind_of(final) not in ("classifier", "regressor"):
+        outputs["score"] = mach.score(Z)  # an unsupervised step's own score of its input, as scikit-learn's gives
     if not outputs:
         raise GraphError(
             f"The last step {name!r} ({type(final).__name__}) offers none of predict, predict_proba, "

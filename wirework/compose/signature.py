@@ -40,6 +40,7 @@ class Signature(Mapping):
         predict_log_proba: Node | None = None,
         decision_function: Node | None = None,
         score_samples: Node | None = None,
+        score: Node | None = None,
         transform: Node | None = None,
         inverse_transform: Node | None = None,
         report: Mapping[str, Node] | None = None,
@@ -50,6 +51,7 @@ class Signature(Mapping):
             "predict_log_proba": predict_log_proba,
             "decision_function": decision_function,
             "score_samples": score_samples,
+            "score": score,
             "transform": transform,
             "inverse_transform": inverse_transform,
         }

@@ -49,6 +49,7 @@ OPERATIONS = (
     "predict_log_proba",
     "decision_function",
     "score_samples",
+    "score",
     "transform",
     "inverse_transform",
 )
@@ -208,6 +209,11 @@ class Machine:
     def score_samples(self, *nodes: Any) -> DynamicNode:
         """A node applying the trained model's ``score_samples`` to ``nodes[0]`` (outlier detectors, densities)."""
         return self._operation("score_samples", nodes)
+
+    def score(self, *nodes: Any) -> DynamicNode:
+        """A node applying the trained model's ``score`` to ``nodes[0]`` alone: an unsupervised model's score of
+        its input (a clusterer's, a mixture's, a density's, PCA's), one number."""
+        return self._operation("score", nodes)
 
     def transform(self, *nodes: Any) -> DynamicNode:
         """A node applying the trained model's ``transform`` to ``nodes[0]``."""
