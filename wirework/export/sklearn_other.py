@@ -249,8 +249,8 @@ def _named_categories(values: np.ndarray) -> bool:
     return any(isinstance(v, str) for v in values.tolist())
 
 
-def _onehot_categories(model: OneHotEncoder) -> dict[int, np.ndarray]:
-    """The columns a ``OneHotEncoder`` reads as category codes: those whose categories are strings (the
+def _encoder_categories(model: OneHotEncoder | OrdinalEncoder) -> dict[int, np.ndarray]:
+    """The columns a ``OneHotEncoder`` or ``OrdinalEncoder`` reads as category codes: those whose categories are strings (the
     missing category, if it learned one, is no code: a missing value is NaN)."""
     return {
         k: np.array([v for v in values.tolist() if not _is_missing(v)], dtype=object)
@@ -259,7 +259,7 @@ def _onehot_categories(model: OneHotEncoder) -> dict[int, np.ndarray]:
     }
 
 
-@register(OneHotEncoder, methods=lambda model: ("transform",), categories=_onehot_categories)
+@register(OneHotEncoder, methods=lambda model: ("transform",), categories=_encoder_categories)
 def _convert_onehot(model: OneHotEncoder, method: str, g: GraphBuilder, x: str) -> str:
     # one column per category, in scikit-learn's order: a string column arrives as its code (the category's
     # position), a numeric one as its value; a missing value sets the learned missing category, if any; an
@@ -284,7 +284,7 @@ def _convert_onehot(model: OneHotEncoder, method: str, g: GraphBuilder, x: str) 
     return parts[0] if len(parts) == 1 else g.op("Concat", parts, axis=1, hint="onehot")
 
 
-@register(OrdinalEncoder, methods=lambda model: ("transform",), categories=_onehot_categories)
+@register(OrdinalEncoder, methods=lambda model: ("transform",), categories=_encoder_categories)
 def _convert_ordinal(model: OrdinalEncoder, method: str, g: GraphBuilder, x: str) -> str:
     # each value's position in the categories: a string column arrives as that position (its code), a numeric
     # one is looked up; a missing value takes a learned None category's position, else encoded_missing_value;
