@@ -60,7 +60,7 @@ def _member_columns(cx: Context, node: StaticNode) -> str:
     columns = _ops.feature_subset(width, node.kwargs["seed"], node.kwargs["max_features"])
     if len(columns) == width:
         return cx.names[table]
-    return cx.g.op("Gather", [cx.names[table], cx.g.const(columns.astype(np.int64), "columns")], axis=1, hint="columns")
+    return cx.g.take_columns(cx.names[table], columns)
 
 
 def _inner(model: Any) -> Any:

@@ -209,8 +209,7 @@ def out_of_bag(y: Any, *drawn_and_predicted: Any, classes: bool) -> tuple[float,
     half = len(drawn_and_predicted) // 2
     drawn, predicted = drawn_and_predicted[:half], drawn_and_predicted[half:]
     rows = n_rows(y)
-    first = np.asarray(predicted[0], dtype=float)
-    total = np.zeros(first.shape)
+    total = np.zeros(np.shape(predicted[0]))
     count = np.zeros(rows)
     for rows_drawn, values in zip(drawn, predicted):
         out = np.ones(rows, dtype=bool)

@@ -144,7 +144,7 @@ def _input_section(g: GraphBuilder, layout: str, names: list[str], categories: d
             else g.onnx.numpy_helper.from_array(keys.astype(np.int64), "keys")
         )
         parts.append(g.lookup(column, key_tensor, np.arange(len(keys)), f"{name}_code"))
-    return parts[0] if len(parts) == 1 else g.op("Concat", parts, axis=1, hint="X")
+    return g.hstack(parts, hint="X")
 
 
 def _categories_of(obj: Any, outputs: dict) -> tuple[dict[int, np.ndarray], dict[int, dict[int, np.ndarray]]]:

@@ -167,6 +167,14 @@ class GraphBuilder:
             hint="columns",
         )
 
+    def take_columns(self, value: str, positions: Any, hint: str = "columns") -> str:
+        """The columns of a matrix value at ``positions`` (integers), in that order."""
+        return self.op("Gather", [value, self.const(np.asarray(positions, dtype=np.int64), hint)], axis=1, hint=hint)
+
+    def hstack(self, parts: Sequence[str], hint: str = "hcat") -> str:
+        """Matrix values side by side (one part: itself)."""
+        return parts[0] if len(parts) == 1 else self.op("Concat", list(parts), axis=1, hint=hint)
+
     def as_column(self, value: str) -> str:
         """A 1-D value reshaped to one column."""
         return self.op("Reshape", [value, self.const([-1, 1], "column_shape")], hint="column")

@@ -82,7 +82,7 @@ class Context:
 
 
 def concat(cx: Context, parts: list[str]) -> str:
-    return parts[0] if len(parts) == 1 else cx.g.op("Concat", parts, axis=1, hint="hcat")
+    return cx.g.hstack(parts)
 
 
 def _hcat(cx: Context, node: StaticNode) -> str:
@@ -147,7 +147,7 @@ def _getitem(cx: Context, node: StaticNode) -> str:
             indices = np.flatnonzero(indices)
         if indices.dtype.kind not in "iu":
             raise ExportError(f"Column selection by {columns!r} cannot be exported; use integer positions.")
-    return g.op("Gather", [cx.names[table], g.const(indices.astype(np.int64), "columns")], axis=1, hint="columns")
+    return g.take_columns(cx.names[table], indices)
 
 
 LOWERINGS: dict[Callable, Callable[[Context, StaticNode], str]] = {

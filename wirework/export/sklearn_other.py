@@ -216,14 +216,14 @@ def _convert_column_transformer(model: ColumnTransformer, method: str, g: GraphB
         columns = positions.get(name, [])
         if (isinstance(part, str) and part == "drop") or not columns:
             continue
-        selected = g.op("Gather", [x, g.const(np.asarray(columns, dtype=np.int64), "columns")], axis=1, hint=name)
+        selected = g.take_columns(x, columns)
         if isinstance(part, str) and part == "passthrough":
             parts.append(selected)
         else:
             parts.append(converter_for(part).convert(part, "transform", g, selected))
     if not parts:
         raise ExportError("This ColumnTransformer outputs no column; there is nothing to export.")
-    return parts[0] if len(parts) == 1 else g.op("Concat", parts, axis=1, hint="columns")
+    return g.hstack(parts, hint="columns")
 
 
 @register(StandardScaler, methods=lambda model: ("transform", "inverse_transform"))
@@ -275,13 +275,12 @@ def _convert_onehot(model: OneHotEncoder, method: str, g: GraphBuilder, x: str) 
         flags = [g.op("Equal", [column, g.const(keys, "categories")], hint="onehot")] if known else []
         if len(known) < len(values):  # the missing category comes last, as scikit-learn sorts it
             flags.append(g.op("IsNaN", [column], hint="missing"))
-        onehot = g.cast(flags[0] if len(flags) == 1 else g.op("Concat", flags, axis=1), g.dtype)
+        onehot = g.cast(g.hstack(flags, hint="flags"), g.dtype)
         drop = None if model.drop_idx_ is None else model.drop_idx_[k]
         if drop is not None:
-            kept = np.array([j for j in range(len(values)) if j != drop], dtype=np.int64)
-            onehot = g.op("Gather", [onehot, g.const(kept, "kept")], axis=1, hint="kept")
+            onehot = g.take_columns(onehot, [j for j in range(len(values)) if j != drop], hint="kept")
         parts.append(onehot)
-    return parts[0] if len(parts) == 1 else g.op("Concat", parts, axis=1, hint="onehot")
+    return g.hstack(parts, hint="onehot")
 
 
 @register(OrdinalEncoder, methods=lambda model: ("transform",), categories=_encoder_categories)
@@ -311,7 +310,7 @@ def _convert_ordinal(model: OrdinalEncoder, method: str, g: GraphBuilder, x: str
             if missing is not None:
                 out = g.op("Where", [g.op("IsNaN", [column]), g.const(np.array([float(missing)]), "missing"), out])
         parts.append(out)
-    return parts[0] if len(parts) == 1 else g.op("Concat", parts, axis=1, hint="ordinal")
+    return g.hstack(parts, hint="ordinal")
 
 
 @register(KBinsDiscretizer, methods=lambda model: ("transform",))
@@ -327,7 +326,7 @@ def _convert_bins(model: KBinsDiscretizer, method: str, g: GraphBuilder, x: str)
             continue
         below = g.cast(g.op("GreaterOrEqual", [column, g.const(inner, "edges")], hint="past_edge"), g.dtype)
         parts.append(g.op("ReduceSum", [below, g.const([1], "axis")], keepdims=1, hint="bin"))
-    bins = parts[0] if len(parts) == 1 else g.op("Concat", parts, axis=1, hint="bins")
+    bins = g.hstack(parts, hint="bins")
     if model.encode == "ordinal":
         return bins
     return converter_for(model._encoder).convert(model._encoder, "transform", g, bins)
@@ -386,17 +385,15 @@ def _convert_simple_imputer(model: SimpleImputer, method: str, g: GraphBuilder, 
         ) from error
     keep = np.arange(len(statistics)) if model.keep_empty_features else np.flatnonzero(~np.isnan(statistics))
     if len(keep) < len(statistics):
-        kept = g.const(keep.astype(np.int64), "kept")
-        x_kept = g.op("Gather", [x, kept], axis=1, hint="kept")
-        missing_kept = g.op("Gather", [missing, kept], axis=1, hint="kept")
+        x_kept, missing_kept = g.take_columns(x, keep, hint="kept"), g.take_columns(missing, keep, hint="kept")
     else:
         x_kept, missing_kept = x, missing
     out = g.op("Where", [missing_kept, g.const(statistics[keep], "statistics"), x_kept], hint="imputed")
     indicator = getattr(model, "indicator_", None)
     if indicator is None:
         return out
-    flags = g.op("Gather", [missing, g.const(np.asarray(indicator.features_, np.int64), "indicated")], axis=1)
-    return g.op("Concat", [out, g.cast(flags, g.dtype)], axis=1, hint="with_indicator")
+    flags = g.take_columns(missing, indicator.features_, hint="indicated")
+    return g.hstack([out, g.cast(flags, g.dtype)], hint="with_indicator")
 
 
 @register(PolynomialFeatures, methods=lambda model: ("transform",))
@@ -408,7 +405,7 @@ def _convert_polynomial(model: PolynomialFeatures, method: str, g: GraphBuilder,
     blocks = [x] if high > 0 else []
     index, width = list(range(n)) + [n], n
     for _ in range(2, high + 1):
-        previous = blocks[0] if len(blocks) == 1 else g.op("Concat", blocks, axis=1, hint="terms")
+        previous = g.hstack(blocks, hint="terms")
         new_index, end = [], index[-1]
         for feature in range(n):
             start = index[feature] + (index[feature + 1] - index[feature] if model.interaction_only else 0)
@@ -420,7 +417,7 @@ def _convert_polynomial(model: PolynomialFeatures, method: str, g: GraphBuilder,
             width += end - start
         new_index.append(width)
         index = new_index
-    terms = (blocks[0] if len(blocks) == 1 else g.op("Concat", blocks, axis=1, hint="terms")) if blocks else None
+    terms = g.hstack(blocks, hint="terms") if blocks else None
     wanted = model.n_output_features_ - (1 if model.include_bias else 0)
     if terms is not None and low > 1:  # degrees below the lowest asked for: the first columns, left out
         terms = g.columns(terms, width - wanted, width)
@@ -431,7 +428,7 @@ def _convert_polynomial(model: PolynomialFeatures, method: str, g: GraphBuilder,
     rows = g.op("Slice", [g.op("Shape", [x]), g.const([0], "start"), g.const([1], "stop")], hint="rows")
     shape = g.op("Concat", [rows, g.const([1], "one")], axis=0, hint="bias_shape")
     ones = g.op("ConstantOfShape", [shape], value=g.onnx.numpy_helper.from_array(np.ones(1, dtype=g.dtype)))
-    return ones if terms is None or wanted == 0 else g.op("Concat", [ones, terms], axis=1, hint="with_bias")
+    return ones if terms is None or wanted == 0 else g.hstack([ones, terms], hint="with_bias")
 
 
 @register(PCA, IncrementalPCA, methods=lambda model: ("transform",))
