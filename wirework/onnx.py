@@ -6,6 +6,7 @@ onnx itself.
 
 from wirework.errors import ExportError
 from wirework.export.api import feed, input_signature, save_onnx, to_onnx
+from wirework.export.builder import UNKNOWN_CODE
 from wirework.export.parity import OutputParity, ParityReport, check_parity, session
 from wirework.export.trees import count_entries
 
@@ -19,5 +20,6 @@ __all__ = [
     "input_signature",
     "session",
     "count_entries",
+    "UNKNOWN_CODE",
     "ExportError",
 ]

@@ -69,7 +69,7 @@ def test_categorical_columns_as_codes_or_as_values(categorical_gbm):
     spec = input_signature(matrix)
     assert spec["columns"][1] == {"name": "colour", "categories": ["blue", "green", "grey", "red"]}
     fed = feed(matrix, test)["X"]
-    assert np.isnan(fed[0, 1]) and np.isnan(fed[1, 1])  # unseen and missing are missing codes
+    assert fed[0, 1] == ww.onnx.UNKNOWN_CODE == -1 and np.isnan(fed[1, 1])  # an unseen value, a missing one
     assert ww.onnx.check_parity(model, matrix, test).exact
 
     columns = ww.to_onnx(model, frame, inputs="columns")

@@ -182,6 +182,48 @@ def test_one_hot_string_columns_are_fed_as_codes_and_encoded_in_the_graph(option
             assert ww.onnx.check_parity(pipe, model, unseen).max_abs <= 1e-12
 
 
+def _unknown_and_missing() -> pd.DataFrame:
+    """Rows of ``_labelled()`` whose "pressure" (a column with a learned missing category) is unseen, missing, known."""
+    rows = _labelled().iloc[:6].copy()
+    rows["pressure"] = pd.Series(["z", None, "a", "never", None, "c"], index=rows.index, dtype=object)
+    return rows
+
+
+@pytest.mark.parametrize("inputs", ["matrix", "columns"])
+@pytest.mark.parametrize(
+    "encoder",
+    [
+        OneHotEncoder(handle_unknown="ignore", sparse_output=False),
+        OrdinalEncoder(handle_unknown="use_encoded_value", unknown_value=-1, encoded_missing_value=-2),
+        OrdinalEncoder(handle_unknown="use_encoded_value", unknown_value=7),
+    ],
+    ids=["one-hot ignore", "ordinal encoded missing", "ordinal learned None"],
+)
+def test_an_unknown_string_is_not_taken_for_a_missing_one(encoder, inputs):
+    # an encoder that learned a missing category: an unseen value sets no column / takes unknown_value, a
+    # missing one its category, as natively (the input tells them apart: -1 and NaN codes, or "" and a lookup)
+    X = _labelled()
+    columns = ColumnTransformer([("cats", encoder, ["sex", "weight", "pressure"])], remainder="drop")
+    columns.fit(X)
+    model = ww.to_onnx(columns, X_sample=X.iloc[:5], methods=["transform"], inputs=inputs)
+    rows = _unknown_and_missing()
+    native = columns.transform(rows)
+    served = ww.onnx.session(model).run(None, ww.onnx.feed(model, rows))[0]
+    np.testing.assert_array_equal(served, native)
+    unknown, missing = native[0], native[1]
+    assert not np.array_equal(unknown, missing)  # the case the input must tell apart
+
+
+def test_feed_codes_unseen_values_apart_from_missing_ones():
+    X = _labelled()[["pressure", "s1"]]
+    encode = ColumnTransformer([("cats", OneHotEncoder(sparse_output=False), ["pressure"])], remainder="passthrough")
+    pipe = ww.Pipeline([("columns", encode), ("ridge", Ridge())]).fit(X, TARGET)
+    model = ww.to_onnx(pipe, X_sample=X.iloc[:5])
+    codes = ww.onnx.feed(model, _unknown_and_missing()[["pressure", "s1"]])["X"][:, 0]
+    assert codes[0] == codes[3] == ww.onnx.UNKNOWN_CODE and np.isnan(codes[1]) and np.isnan(codes[4])
+    assert codes[2] == 0 and codes[5] == 2
+
+
 def test_one_hot_codes_and_lightgbm_categories_numbered_differently_in_one_stack():
     from lightgbm import LGBMRegressor
 
@@ -200,6 +242,7 @@ def test_one_hot_codes_and_lightgbm_categories_numbered_differently_in_one_stack
     assert ww.onnx.check_parity(stack, model, X).max_abs <= 1e-12
     gaps = X.iloc[:6].copy()
     gaps.loc[gaps.index[0], "weight"] = np.nan
+    gaps["pressure"] = pd.Categorical(["z", None, "a", "b", "c", None], categories=["a", "b", "c", "z"])
     assert ww.onnx.check_parity(stack, model, gaps).max_abs <= 1e-12
 
 

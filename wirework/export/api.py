@@ -6,12 +6,18 @@ Input signature of an exported file (also stored in its metadata under
 - ``inputs="matrix"`` (default): one input ``X`` of shape ``[N, n_features]``
   in the export dtype. Columns the model reads as categories hold category
   codes: the position of the value in the training categories (pandas'
-  ``.cat.codes``); NaN or an unknown code is a missing category.
+  ``.cat.codes``); NaN is a missing value, and any other code outside the
+  training categories (:func:`feed` gives an unseen value ``-1``) an
+  unknown one. Each model treats them as it treats such codes natively:
+  HistGradientBoosting and LightGBM take an unknown code as missing,
+  XGBoost sends it to the not-in-set branch, and the encoders apply their
+  ``handle_unknown``.
 - ``inputs="columns"``: one input per column, named after the column, of
   shape ``[N, 1]``: numeric columns in the export dtype, categorical columns
   as their original values (strings, or int64 for integer categories),
-  mapped to codes inside the graph; a value not seen in training is treated
-  as missing, as LightGBM and XGBoost do.
+  mapped to codes inside the graph: a missing value (``""`` for strings,
+  the smallest int64 for integers, as :func:`feed` writes them) to NaN, a
+  value not seen in training to ``-1``.
 
 Outputs are named after the methods they compute: ``predict`` (1-D:
 values, or class labels for a classifier), ``predict_proba`` (``[N,
@@ -30,7 +36,7 @@ import numpy as np
 import pandas as pd
 
 from wirework.errors import ExportError, NotTrainedError, StorageError, brief
-from wirework.export.builder import GraphBuilder, resolve_dtype
+from wirework.export.builder import UNKNOWN_CODE, GraphBuilder, is_missing, resolve_dtype
 from wirework.export.heads import class_values
 from wirework.export.registry import converter_for
 
@@ -138,13 +144,28 @@ def _input_section(g: GraphBuilder, layout: str, names: list[str], categories: d
         if keys.dtype.kind == "f":
             raise ExportError(f"Column {name!r} has float categories; feed codes with inputs='matrix'.")
         column = g.add_input(name, object if string else np.int64, [None, 1])
-        key_tensor = (
-            g.onnx.helper.make_tensor("keys", g.onnx.TensorProto.STRING, [len(keys)], [k.encode() for k in keys])
-            if string
-            else g.onnx.numpy_helper.from_array(keys.astype(np.int64), "keys")
-        )
-        parts.append(g.lookup(column, key_tensor, np.arange(len(keys)), f"{name}_code"))
+        parts.append(_coded(g, column, keys, string, f"{name}_code"))
     return g.hstack(parts, hint="X")
+
+
+#: How :func:`feed` writes a missing value of a string or an integer categorical column (``inputs="columns"``).
+_MISSING_STRING = ""
+_MISSING_INTEGER = np.iinfo(np.int64).min
+
+
+def _coded(g: GraphBuilder, column: str, keys: np.ndarray, string: bool, hint: str) -> str:
+    """A categorical input column's codes: each training category's position, NaN for a missing value,
+    :data:`UNKNOWN_CODE` for any other value."""
+    positions = list(range(len(keys)))
+    marker = _MISSING_STRING if string else _MISSING_INTEGER
+    if marker not in keys.tolist():  # a category "" (or the smallest int64) keeps its position
+        keys, positions = np.append(keys, marker), [*positions, np.nan]
+    tensor = (
+        g.onnx.helper.make_tensor("keys", g.onnx.TensorProto.STRING, [len(keys)], [str(k).encode() for k in keys])
+        if string
+        else g.onnx.numpy_helper.from_array(keys.astype(np.int64), "keys")
+    )
+    return g.lookup(column, tensor, np.array(positions, dtype=float), hint, default=UNKNOWN_CODE)
 
 
 def _categories_of(obj: Any, outputs: dict) -> tuple[dict[int, np.ndarray], dict[int, dict[int, np.ndarray]]]:
@@ -154,7 +175,7 @@ def _categories_of(obj: Any, outputs: dict) -> tuple[dict[int, np.ndarray], dict
     The input numbers a column's categories as the first model that reads it
     does, followed by any value only later models know. A model that numbers
     them otherwise gets a table, by ``id``: its own code for each input code,
-    NaN (missing) for a value it never saw. HistGradientBoosting sorts the
+    :data:`UNKNOWN_CODE` for a value it never saw. HistGradientBoosting sorts the
     categories it saw; LightGBM and XGBoost keep the DataFrame's, unused
     ones included.
     """
@@ -183,7 +204,7 @@ def _categories_of(obj: Any, outputs: dict) -> tuple[dict[int, np.ndarray], dict
             if values.tolist() == found[column]:
                 continue
             own = {v: code for code, v in enumerate(values.tolist())}
-            recode.setdefault(model, {})[column] = np.array([own.get(v, np.nan) for v in found[column]], dtype=float)
+            recode.setdefault(model, {})[column] = np.array([own.get(v, UNKNOWN_CODE) for v in found[column]], dtype=float)
     return {column: np.asarray(values) for column, values in found.items()}, recode
 
 
@@ -320,9 +341,13 @@ def input_signature(model: Any) -> dict:
 
 
 def _codes(column: pd.Series, categories: list) -> np.ndarray:
+    """Each value's position in ``categories``: NaN for a missing value, :data:`UNKNOWN_CODE` for an unseen one."""
     lookup = {value: code for code, value in enumerate(categories)}
     values = column.astype(object) if isinstance(column.dtype, pd.CategoricalDtype) else column
-    return np.array([lookup.get(v, np.nan) for v in values], dtype=np.float64)
+    return np.array(
+        [np.nan if is_missing(v) else lookup.get(v, UNKNOWN_CODE) for v in values], dtype=np.float64
+    )
+
 
 
 def feed(model: Any, X: Any) -> dict[str, np.ndarray]:
@@ -368,10 +393,12 @@ def feed(model: Any, X: Any) -> dict[str, np.ndarray]:
             out[info["name"]] = np.asarray(values, dtype=dtype).reshape(-1, 1)
         elif all(isinstance(c, str) for c in info["categories"]):
             series = pd.Series(values).astype(object)
-            out[info["name"]] = np.array(["" if v is None or v != v else str(v) for v in series], dtype=object).reshape(-1, 1)
+            out[info["name"]] = np.array(
+                [_MISSING_STRING if is_missing(v) else str(v) for v in series], dtype=object
+            ).reshape(-1, 1)
         else:
             series = pd.Series(values).astype(object)
             out[info["name"]] = np.array(
-                [np.iinfo(np.int64).min if v is None or v != v else int(v) for v in series], dtype=np.int64
+                [_MISSING_INTEGER if is_missing(v) else int(v) for v in series], dtype=np.int64
             ).reshape(-1, 1)
     return out

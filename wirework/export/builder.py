@@ -13,14 +13,22 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 import numpy as np
+import pandas as pd
 
 from wirework.errors import ExportError
 
-__all__ = ["GraphBuilder", "OPSET", "ML_OPSET", "ML_DOMAIN"]
+__all__ = ["GraphBuilder", "OPSET", "ML_OPSET", "ML_DOMAIN", "UNKNOWN_CODE", "is_missing"]
 
 OPSET = 21
 ML_OPSET = 5
 ML_DOMAIN = "ai.onnx.ml"
+#: The input code of a categorical value never seen in training (a missing value's code is NaN).
+UNKNOWN_CODE = -1.0
+
+
+def is_missing(value: Any) -> bool:
+    """Whether a category value is missing: ``None``, NaN, ``pd.NA`` or ``pd.NaT``."""
+    return value is None or value is pd.NA or value is pd.NaT or (isinstance(value, float) and value != value)
 
 _DTYPES = {"float64": np.dtype(np.float64), "float32": np.dtype(np.float32)}
 
@@ -145,9 +153,9 @@ class GraphBuilder:
         """The ONNX element type of a numpy dtype."""
         return self.onnx.helper.np_dtype_to_tensor_dtype(np.dtype(dtype))
 
-    def lookup(self, value: str, keys: Any, values: np.ndarray, hint: str) -> str:
-        """Each element of ``value`` mapped by ``keys`` (a tensor) to ``values``, anything else to NaN,
-        as floats of the graph's dtype (``ai.onnx.ml`` ``LabelEncoder``)."""
+    def lookup(self, value: str, keys: Any, values: np.ndarray, hint: str, default: float = np.nan) -> str:
+        """Each element of ``value`` mapped by ``keys`` (a tensor) to ``values``, anything else to
+        ``default``, as floats of the graph's dtype (``ai.onnx.ml`` ``LabelEncoder``)."""
         tensor = self.onnx.numpy_helper.from_array
         return self.op(
             "LabelEncoder",
@@ -156,7 +164,7 @@ class GraphBuilder:
             hint=hint,
             keys_tensor=keys,
             values_tensor=tensor(np.asarray(values).astype(self.dtype), "values"),
-            default_tensor=tensor(np.array([np.nan], dtype=self.dtype), "default"),
+            default_tensor=tensor(np.array([default], dtype=self.dtype), "default"),
         )
 
     def columns(self, value: str, start: int, stop: int) -> str:

@@ -27,7 +27,7 @@ from typing import Any
 import numpy as np
 
 from wirework.errors import ExportError
-from wirework.export.builder import GraphBuilder
+from wirework.export.builder import UNKNOWN_CODE, GraphBuilder
 from wirework.export.registry import converter_for
 from wirework.graph import library
 from wirework.graph.nodes import DynamicNode, Node, Source, StaticNode, evaluate
@@ -211,7 +211,8 @@ def _dynamic(cx: Context, node: DynamicNode) -> str:
 
 
 def _recoded(cx: Context, x: str, n_columns: int, tables: Mapping[int, np.ndarray]) -> str:
-    """The input matrix ``x`` with each column of ``tables`` recoded: input code ``k`` to ``table[k]``."""
+    """The input matrix ``x`` with each column of ``tables`` recoded: input code ``k`` to ``table[k]``; a
+    missing value (NaN) stays missing, and any other code is unknown to the model too."""
     g = cx.g
     tensor = g.onnx.numpy_helper.from_array
     parts, start = [], 0
@@ -220,7 +221,9 @@ def _recoded(cx: Context, x: str, n_columns: int, tables: Mapping[int, np.ndarra
             parts.append(g.columns(x, start, column))
         table = tables[column]
         codes = tensor(np.arange(len(table), dtype=g.dtype), "keys")
-        parts.append(g.lookup(g.columns(x, column, column + 1), codes, table, "recode"))
+        values = g.columns(x, column, column + 1)
+        recoded = g.lookup(values, codes, table, "recode", default=UNKNOWN_CODE)
+        parts.append(g.op("Where", [g.op("IsNaN", [values]), values, recoded], hint="recode"))
         start = column + 1
     if start < n_columns:
         parts.append(g.columns(x, start, n_columns))

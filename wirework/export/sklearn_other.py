@@ -47,7 +47,7 @@ from sklearn.preprocessing import (
 )
 
 from wirework.errors import ExportError, brief
-from wirework.export.builder import ML_OPSET, OPSET, GraphBuilder
+from wirework.export.builder import ML_OPSET, OPSET, GraphBuilder, is_missing
 from wirework.export.heads import class_values
 from wirework.export.registry import Converter, converter_for, register, register_fallback
 
@@ -240,10 +240,6 @@ def _convert_standard_scaler(model: StandardScaler, method: str, g: GraphBuilder
     return g.op("Add", [x, g.const(mean, "mean")], hint="uncentred") if mean is not None else x
 
 
-def _is_missing(value: Any) -> bool:
-    return value is None or (isinstance(value, float) and np.isnan(value))
-
-
 def _named_categories(values: np.ndarray) -> bool:
     """Whether a one-hot encoder's categories of one column are strings (read as codes) rather than numbers."""
     return any(isinstance(v, str) for v in values.tolist())
@@ -253,7 +249,7 @@ def _encoder_categories(model: OneHotEncoder | OrdinalEncoder) -> dict[int, np.n
     """The columns a ``OneHotEncoder`` or ``OrdinalEncoder`` reads as category codes: those whose categories are strings (the
     missing category, if it learned one, is no code: a missing value is NaN)."""
     return {
-        k: np.array([v for v in values.tolist() if not _is_missing(v)], dtype=object)
+        k: np.array([v for v in values.tolist() if not is_missing(v)], dtype=object)
         for k, values in enumerate(model.categories_)
         if _named_categories(values)
     }
@@ -270,7 +266,7 @@ def _convert_onehot(model: OneHotEncoder, method: str, g: GraphBuilder, x: str) 
     for k, values in enumerate(model.categories_):
         column = g.columns(x, k, k + 1)
         values = values.tolist()
-        known = [v for v in values if not _is_missing(v)]
+        known = [v for v in values if not is_missing(v)]
         keys = np.arange(len(known), dtype=float) if _named_categories(model.categories_[k]) else np.array(known, float)
         flags = [g.op("Equal", [column, g.const(keys, "categories")], hint="onehot")] if known else []
         if len(known) < len(values):  # the missing category comes last, as scikit-learn sorts it
@@ -295,13 +291,23 @@ def _convert_ordinal(model: OrdinalEncoder, method: str, g: GraphBuilder, x: str
     for k, categories in enumerate(model.categories_):
         column = g.columns(x, k, k + 1)
         values = categories.tolist()
-        known = [v for v in values if not _is_missing(v)]
-        learned = [v for v in values if _is_missing(v)]
+        known = [v for v in values if not is_missing(v)]
+        learned = [v for v in values if is_missing(v)]
         missing = (float(len(known)) if learned[0] is None else model.encoded_missing_value) if learned else None
         if _named_categories(categories):
-            # the code is the position; a NaN code is a missing value or, with nothing missing learned, unknown
+            # the code is the position; a code outside them (feed's UNKNOWN_CODE) is unknown; a NaN code is a
+            # missing value or, with nothing missing learned, unknown too, as scikit-learn has it
+            outside = g.op(
+                "Or",
+                [
+                    g.op("Less", [column, g.const(np.zeros(1), "first")]),
+                    g.op("GreaterOrEqual", [column, g.const(np.array([float(len(known))]), "count")]),
+                ],
+                hint="unknown",
+            )
+            out = g.op("Where", [outside, g.const(np.array([float(unknown)]), "unknown"), column])
             fill = missing if missing is not None else unknown
-            out = g.op("Where", [g.op("IsNaN", [column]), g.const(np.array([float(fill)]), "fill"), column])
+            out = g.op("Where", [g.op("IsNaN", [column]), g.const(np.array([float(fill)]), "fill"), out])
         else:
             keys = g.onnx.numpy_helper.from_array(np.array(known, dtype=g.dtype), "keys")
             positions = g.lookup(column, keys, np.arange(len(known)), hint="position")
