@@ -5,6 +5,7 @@ import warnings
 import numpy as np
 import pandas as pd
 import pytest
+from sklearn.base import clone
 from sklearn.compose import ColumnTransformer, make_column_selector
 from sklearn.datasets import load_diabetes
 from sklearn.decomposition import PCA, IncrementalPCA
@@ -246,11 +247,104 @@ def test_one_hot_codes_and_lightgbm_categories_numbered_differently_in_one_stack
     assert ww.onnx.check_parity(stack, model, gaps).max_abs <= 1e-12
 
 
-def test_one_hot_refusals_and_a_string_fed_where_numbers_are_expected():
+def _grouped_frame() -> pd.DataFrame:
+    """A string column and a numeric one, each with rare values and missing ones."""
+    rng = np.random.default_rng(3)
+    letters = rng.choice(list("abcdefg"), 400, p=[0.4, 0.25, 0.15, 0.1, 0.05, 0.03, 0.02]).astype(object)
+    letters[::17] = None
+    numbers = rng.choice([1.0, 2.0, 3.0, 4.0, 5.0, 8.0], 400, p=[0.35, 0.3, 0.2, 0.1, 0.03, 0.02])
+    numbers[::23] = np.nan
+    return pd.DataFrame({"letter": letters, "number": numbers, "s1": FRAME.s1.to_numpy()[:400]})
+
+
+GROUPING = [
+    OneHotEncoder(min_frequency=30, handle_unknown="infrequent_if_exist", sparse_output=False),
+    OneHotEncoder(max_categories=3, drop="first", handle_unknown="ignore", sparse_output=False),
+    OneHotEncoder(min_frequency=0.06, handle_unknown="warn"),  # sparse output, compared dense
+    OneHotEncoder(min_frequency=30, drop="if_binary", sparse_output=False),
+    OrdinalEncoder(min_frequency=30, handle_unknown="use_encoded_value", unknown_value=-1, encoded_missing_value=-5),
+    OrdinalEncoder(max_categories=3),
+]
+
+
+@pytest.mark.parametrize("inputs", ["matrix", "columns"])
+@pytest.mark.parametrize("encoder", GROUPING, ids=lambda e: repr(e)[:-1].replace("sparse_output=False", "").strip(", "))
+def test_encoders_grouping_infrequent_categories_export_as_scikit_learn_encodes(encoder, inputs):
+    X = _grouped_frame()
+    columns = ColumnTransformer([("cats", encoder, ["letter", "number"])], remainder="passthrough").fit(X)
+    model = ww.to_onnx(columns, X_sample=X.iloc[:5], methods=["transform"], inputs=inputs)
+    raises = encoder.handle_unknown == "error"  # natively, on an unseen value: serve none then
+    served = X.iloc[:40].copy()
+    served.loc[served.index[:3], "letter"] = ["a" if raises else "zz", "g", None]  # unseen, rare, missing
+    served.loc[served.index[3:6], "number"] = [1.0 if raises else 6.5, 8.0, np.nan]
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", UserWarning)  # "warn" and "ignore" with a drop warn of unseen values
+        native = columns.transform(served)
+    native = native.toarray() if hasattr(native, "toarray") else native
+    out = ww.onnx.session(model).run(None, ww.onnx.feed(model, served))[0]
+    np.testing.assert_array_equal(out, native)
+
+
+@pytest.mark.parametrize("encoder", GROUPING[:1] + GROUPING[4:5], ids=["one-hot", "ordinal"])
+def test_encoders_fitted_on_arrays_of_objects_or_numbers(encoder):
+    # no column names: an object array's string columns are coded by feed as a frame's are
+    X = _grouped_frame()[["letter", "number"]]
+    for data, served in [
+        (X.to_numpy(dtype=object), np.array([["zz", 6.5], ["g", np.nan], [np.nan, 8.0], ["a", 1.0]], dtype=object)),
+        (X[["number"]].to_numpy(dtype=float), np.array([[6.5], [np.nan], [8.0], [1.0]])),
+    ]:
+        fitted = clone(encoder).fit(data)
+        model = ww.to_onnx(fitted, X_sample=data[:3], methods=["transform"])
+        native = fitted.transform(served)
+        assert np.array_equal(ww.onnx.session(model).run(None, ww.onnx.feed(model, served))[0], native, equal_nan=True)
+
+
+@pytest.mark.parametrize("encoder", GROUPING[1:2] + GROUPING[4:5], ids=["one-hot", "ordinal"])
+def test_encoders_at_the_edges_of_floats_and_with_only_missing_values(encoder):
+    # the unseen value probed is the float past the largest category, or before the smallest at the top
+    top = np.finfo(np.float64).max
+    X = np.array([[1.0, np.nan], [top, np.nan], [3.0, np.nan], [-5.0, np.nan]] * 10)
+    served = np.array([[7.0, np.nan], [top, 2.0], [3.0, 5.0], [np.nextafter(3.0, 4.0), -1.0], [np.nan, np.nan]])
+    fitted = clone(encoder).set_params(min_frequency=None, max_categories=None).fit(X)
+    model = ww.to_onnx(fitted, X_sample=X[:3], methods=["transform"])
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", UserWarning)  # unseen values with a drop
+        native = fitted.transform(served)
+    assert np.array_equal(ww.onnx.session(model).run(None, ww.onnx.feed(model, served))[0], native, equal_nan=True)
+
+
+def test_an_encoder_whose_encoding_cannot_be_read_is_refused_clearly():
+    X = _grouped_frame()[["letter"]]
+    broken = OneHotEncoder(sparse_output=False).fit(X)
+    native = broken.transform
+    broken.transform = lambda data: np.hstack([native(data), np.zeros((len(data), 1))])  # a column no input's
+    with pytest.raises(ww.ExportError, match="which output columns of this OneHotEncoder each input column sets"):
+        ww.to_onnx(broken, X_sample=X.iloc[:3], methods=["transform"])
+
+    def refuse(data):
+        raise ValueError("this encoder transforms nothing today")
+
+    failing = OrdinalEncoder().fit(X)
+    failing.transform = refuse
+    with pytest.raises(ww.ExportError, match="encoding of this OrdinalEncoder from its transform .*nothing today"):
+        ww.to_onnx(failing, X_sample=X.iloc[:3], methods=["transform"])
+
+
+def test_a_pipeline_with_grouped_categories_before_a_tree_is_exact():
+    X = _grouped_frame()
+    encode = ColumnTransformer(
+        [("cats", OneHotEncoder(min_frequency=30, handle_unknown="infrequent_if_exist", sparse_output=False), ["letter", "number"])],
+        remainder="passthrough",
+    )
+    pipe = ww.Pipeline([("columns", encode), ("tree", hgb())]).fit(X, TARGET[:400])
+    model = ww.to_onnx(pipe, X_sample=X.iloc[:5])
+    served = X.copy()
+    served.loc[served.index[:2], "letter"] = ["zz", "f"]
+    assert ww.onnx.check_parity(pipe, model, served).max_abs == 0.0
+
+
+def test_a_string_fed_where_numbers_are_expected_is_refused():
     X = _labelled()
-    grouped = OneHotEncoder(min_frequency=50, sparse_output=False).fit(X[["weight"]])
-    with pytest.raises(ww.ExportError, match="grouping infrequent categories cannot be exported"):
-        ww.to_onnx(grouped, X_sample=X[["weight"]].iloc[:3], methods=["transform"])
     numbers = Pipeline([("scale", StandardScaler()), ("ridge", Ridge())]).fit(FRAME[["s1", "s5"]], TARGET)
     model = ww.to_onnx(numbers, X_sample=FRAME[["s1", "s5"]].iloc[:3])
     with pytest.raises(ww.ExportError, match=r"Column 's1' \(\w+\) cannot be fed to the model: it expects numbers"):

@@ -370,8 +370,10 @@ def feed(model: Any, X: Any) -> dict[str, np.ndarray]:
         return frame.iloc[:, i] if frame is not None else matrix[:, i]
 
     if spec["layout"] == "matrix":
-        if frame is None:
+        if frame is None and matrix.dtype.kind not in "OUS":
             return {"X": np.ascontiguousarray(matrix, dtype=dtype)}
+        if frame is None:  # an array of strings or objects: its string columns are coded as a frame's
+            frame = pd.DataFrame(matrix, columns=[info["name"] for info in columns])
         parts = []
         for i, info in enumerate(columns):
             values = frame.iloc[:, i]

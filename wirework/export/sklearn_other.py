@@ -16,7 +16,8 @@ functions are none (the identity) or NumPy functions with an ONNX operator
 (``np.log``, ``np.exp``, ``np.sqrt``, ``np.square``, ``np.negative``),
 ``SimpleImputer``, ``KBinsDiscretizer`` and ``PolynomialFeatures`` (skl2onnx's forms do not run
 in float64; ours compute scikit-learn's very numbers), ``OneHotEncoder`` and
-``OrdinalEncoder`` (string columns read as category codes), ``PCA`` and
+``OrdinalEncoder`` (string columns read as category codes; what each value becomes is read back
+from the fitted encoder, infrequent groups included), ``PCA`` and
 ``IncrementalPCA`` in scikit-learn's order of operations (a tree
 after them must see its very values), and scikit-learn's own ``Pipeline``
 and ``ColumnTransformer`` (each part through its own converter, trees
@@ -30,6 +31,7 @@ from collections.abc import Mapping
 from typing import Any
 
 import numpy as np
+import pandas as pd
 from sklearn.base import is_classifier, is_regressor
 from sklearn.compose import ColumnTransformer
 from sklearn.decomposition import PCA, IncrementalPCA
@@ -255,68 +257,127 @@ def _encoder_categories(model: OneHotEncoder | OrdinalEncoder) -> dict[int, np.n
     }
 
 
+class _Encoding:
+    """What an encoder makes of one input column, read from the encoder itself (see :func:`_encodings`).
+
+    ``keys``: what the input holds for each known category (its code for a string column, its value for a
+    numeric one); ``outputs``: the encoder's output for each (an ordinal value, or the index of the one-hot
+    column it sets within the column's block, -1 for none); ``missing`` and ``unknown``: the output for a
+    missing value (NaN in the input) and for any other value; ``width``: the block's number of columns.
+    """
+
+    __slots__ = ("keys", "outputs", "missing", "unknown", "width")
+
+    def __init__(self, keys: np.ndarray, outputs: np.ndarray, missing: float, unknown: float, width: int) -> None:
+        self.keys, self.outputs, self.missing, self.unknown, self.width = keys, outputs, missing, unknown, width
+
+
+def _encodings(model: OneHotEncoder | OrdinalEncoder) -> list[_Encoding]:
+    """Each input column's :class:`_Encoding`, found by transforming every known category, the learned
+    missing one and an unseen value with the fitted encoder: its own rules (infrequent groups, ``drop``,
+    ``handle_unknown``, ``encoded_missing_value``…) decide, none is rewritten here.
+
+    With ``handle_unknown="error"`` (which raises natively) an unknown value sets no one-hot column and is
+    NaN for an ordinal encoder.
+    """
+    onehot = isinstance(model, OneHotEncoder)
+    probes_unknown = model.handle_unknown != "error"
+    columns = []
+    for categories in model.categories_:
+        values = categories.tolist()
+        known = [v for v in values if not is_missing(v)]
+        learned = [v for v in values if is_missing(v)]
+        named = _named_categories(categories)
+        unseen: Any = None
+        if probes_unknown:
+            if named:
+                unseen = "wirework unseen value"
+                while unseen in known:
+                    unseen += "'"
+            else:  # the next float past the largest finite category (or before the smallest, at the top)
+                finite = [float(v) for v in known if np.isfinite(float(v))] or [0.0]
+                with np.errstate(over="ignore"):
+                    unseen = float(np.nextafter(max(finite), np.inf))
+                if not np.isfinite(unseen) or unseen in known:
+                    unseen = float(np.nextafter(min(finite), -np.inf))
+        columns.append((named, known, learned[:1], unseen))
+    probes = [known + learned + ([unseen] if probes_unknown else []) for _, known, learned, unseen in columns]
+    rows = max(map(len, probes))
+    cells = {k: list(p) + [p[0]] * (rows - len(p)) for k, p in enumerate(probes)}
+    names = getattr(model, "feature_names_in_", None)
+    if names is not None:
+        frame = pd.DataFrame({names[k]: pd.Series(cells[k], dtype=object if columns[k][0] else float) for k in cells})
+    elif all(not named for named, *_ in columns):
+        frame = np.array([cells[k] for k in cells], dtype=np.float64).T
+    else:
+        frame = np.array([cells[k] for k in cells], dtype=object).T
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")  # unknown values, with a drop or handle_unknown="warn"
+            out = model.transform(frame)
+    except Exception as error:
+        raise ExportError(
+            f"Could not read the encoding of this {type(model).__name__} from its transform ({brief(error)}); "
+            "it cannot be exported."
+        ) from error
+    out = np.asarray(out.toarray() if hasattr(out, "toarray") else out, dtype=np.float64)
+    widths = list(getattr(model, "_n_features_outs", [])) if onehot else [1] * len(columns)
+    if len(widths) != len(columns) or sum(widths) != out.shape[1]:
+        raise ExportError(
+            f"Could not tell which output columns of this {type(model).__name__} each input column sets; "
+            "it cannot be exported with this scikit-learn version."
+        )
+    encodings, offset = [], 0
+    for k, ((named, known, learned, _), width) in enumerate(zip(columns, widths)):
+        block = out[:, offset : offset + width]
+        offset += width
+        if onehot:
+            if not np.isin(block, (0.0, 1.0)).all() or (block.sum(axis=1) > 1).any():
+                raise ExportError(f"OneHotEncoder column {k} sets several columns for one value; it cannot be exported.")
+            found = np.where(block.any(axis=1), block.argmax(axis=1) if width else -1, -1).astype(np.float64)
+        else:
+            found = block[:, 0]
+        unknown = found[len(known) + len(learned)] if probes_unknown else (-1.0 if onehot else np.nan)
+        missing = found[len(known)] if learned else unknown  # nothing missing learned: a missing value is unknown
+        keys = np.arange(len(known), dtype=np.float64) if named else np.array(known, dtype=np.float64)
+        encodings.append(_Encoding(keys, found[: len(known)], float(missing), float(unknown), width))
+    return encodings
+
+
+def _encoded(g: GraphBuilder, column: str, encoding: _Encoding) -> str:
+    """The ``[N, 1]`` output of :class:`_Encoding` for one input column: known keys looked up, any other value
+    unknown, NaN missing."""
+    if len(encoding.keys):
+        keys = g.onnx.numpy_helper.from_array(encoding.keys.astype(g.dtype), "keys")
+        out = g.lookup(column, keys, encoding.outputs, hint="encoded", default=encoding.unknown)
+    else:  # only a missing category was learned
+        out = g.const(np.array([encoding.unknown]), "unknown")
+    return g.op("Where", [g.op("IsNaN", [column]), g.const(np.array([encoding.missing]), "missing"), out], hint="encoded")
+
+
 @register(OneHotEncoder, methods=lambda model: ("transform",), categories=_encoder_categories)
 def _convert_onehot(model: OneHotEncoder, method: str, g: GraphBuilder, x: str) -> str:
-    # one column per category, in scikit-learn's order: a string column arrives as its code (the category's
-    # position), a numeric one as its value; a missing value sets the learned missing category, if any; an
-    # unknown value sets none (handle_unknown="ignore"; "error" would raise instead); drop_idx_ drops one
-    if getattr(model, "_infrequent_enabled", False):
-        raise ExportError("A OneHotEncoder grouping infrequent categories cannot be exported yet.")
+    # each input column: the index of the column it sets in its block, read from the encoder (its categories
+    # in scikit-learn's order, infrequent ones grouped, the dropped one none, an unknown value none or the
+    # infrequent group's); a string column arrives as its code, a numeric one as its value; then one-hot
     parts = []
-    for k, values in enumerate(model.categories_):
-        column = g.columns(x, k, k + 1)
-        values = values.tolist()
-        known = [v for v in values if not is_missing(v)]
-        keys = np.arange(len(known), dtype=float) if _named_categories(model.categories_[k]) else np.array(known, float)
-        flags = [g.op("Equal", [column, g.const(keys, "categories")], hint="onehot")] if known else []
-        if len(known) < len(values):  # the missing category comes last, as scikit-learn sorts it
-            flags.append(g.op("IsNaN", [column], hint="missing"))
-        onehot = g.cast(g.hstack(flags, hint="flags"), g.dtype)
-        drop = None if model.drop_idx_ is None else model.drop_idx_[k]
-        if drop is not None:
-            onehot = g.take_columns(onehot, [j for j in range(len(values)) if j != drop], hint="kept")
-        parts.append(onehot)
+    for k, encoding in enumerate(_encodings(model)):
+        if encoding.width == 0:
+            continue
+        index = _encoded(g, g.columns(x, k, k + 1), encoding)
+        flags = g.op("Equal", [index, g.const(np.arange(encoding.width, dtype=np.float64), "positions")], hint="onehot")
+        parts.append(g.cast(flags, g.dtype))
+    if not parts:
+        raise ExportError("This OneHotEncoder outputs no column; there is nothing to export.")
     return g.hstack(parts, hint="onehot")
 
 
 @register(OrdinalEncoder, methods=lambda model: ("transform",), categories=_encoder_categories)
 def _convert_ordinal(model: OrdinalEncoder, method: str, g: GraphBuilder, x: str) -> str:
-    # each value's position in the categories: a string column arrives as that position (its code), a numeric
-    # one is looked up; a missing value takes a learned None category's position, else encoded_missing_value;
-    # an unknown one unknown_value (handle_unknown="use_encoded_value"; "error" would raise instead)
-    if getattr(model, "_infrequent_enabled", False):
-        raise ExportError("An OrdinalEncoder grouping infrequent categories cannot be exported yet.")
-    unknown = model.unknown_value if model.handle_unknown == "use_encoded_value" else np.nan
-    parts = []
-    for k, categories in enumerate(model.categories_):
-        column = g.columns(x, k, k + 1)
-        values = categories.tolist()
-        known = [v for v in values if not is_missing(v)]
-        learned = [v for v in values if is_missing(v)]
-        missing = (float(len(known)) if learned[0] is None else model.encoded_missing_value) if learned else None
-        if _named_categories(categories):
-            # the code is the position; a code outside them (feed's UNKNOWN_CODE) is unknown; a NaN code is a
-            # missing value or, with nothing missing learned, unknown too, as scikit-learn has it
-            outside = g.op(
-                "Or",
-                [
-                    g.op("Less", [column, g.const(np.zeros(1), "first")]),
-                    g.op("GreaterOrEqual", [column, g.const(np.array([float(len(known))]), "count")]),
-                ],
-                hint="unknown",
-            )
-            out = g.op("Where", [outside, g.const(np.array([float(unknown)]), "unknown"), column])
-            fill = missing if missing is not None else unknown
-            out = g.op("Where", [g.op("IsNaN", [column]), g.const(np.array([float(fill)]), "fill"), out])
-        else:
-            keys = g.onnx.numpy_helper.from_array(np.array(known, dtype=g.dtype), "keys")
-            positions = g.lookup(column, keys, np.arange(len(known)), hint="position")
-            unseen = g.const(np.array([float(unknown)]), "unknown")
-            out = g.op("Where", [g.op("IsNaN", [positions]), unseen, positions])
-            if missing is not None:
-                out = g.op("Where", [g.op("IsNaN", [column]), g.const(np.array([float(missing)]), "missing"), out])
-        parts.append(out)
-    return g.hstack(parts, hint="ordinal")
+    # each input column's value, read from the encoder: a category's position (infrequent ones grouped), a
+    # missing value's, an unknown one's unknown_value (handle_unknown="use_encoded_value"; "error" would raise)
+    encodings = _encodings(model)
+    return g.hstack([_encoded(g, g.columns(x, k, k + 1), e) for k, e in enumerate(encodings)], hint="ordinal")
 
 
 @register(KBinsDiscretizer, methods=lambda model: ("transform",))
