@@ -13,6 +13,8 @@ from sklearn.ensemble import RandomForestClassifier, RandomForestRegressor
 from sklearn.linear_model import LogisticRegression, Ridge
 from sklearn.model_selection import KFold
 from sklearn.preprocessing import FunctionTransformer, StandardScaler
+from sklearn.svm import SVC
+from sklearn.tree import DecisionTreeClassifier
 
 import wirework as ww
 from wirework.errors import ExportError, NotTrainedError
@@ -105,6 +107,31 @@ def test_averages_of_classifiers(recipe):
     assert report.outputs["predict_proba"].max_abs <= 1e-15
 
 
+@pytest.mark.parametrize(
+    "weights", [None, [1.0, 1.0, 2.0], [0.1, 0.2, 0.3000000000000001]], ids=["equal", "one double", "tenths"]
+)
+@pytest.mark.parametrize("dtype", ["float64", "float32"])
+def test_hard_voting_counts_votes_and_breaks_ties_as_natively(weights, dtype):
+    X, y = load_iris(return_X_y=True)
+    labels = np.array(["setosa", "versicolor", "virginica"])[y]
+    voters = [
+        ("stump", DecisionTreeClassifier(max_depth=1, random_state=0)),  # knows two of the three labels apart
+        ("svc", SVC(C=0.05)),  # predict only
+        ("lr", LogisticRegression(C=0.02, max_iter=1000)),
+    ]
+    vote = ww.Average(voters, weights=weights, voting="hard").fit(X, labels)
+    picks = np.column_stack([vote.machines_[k].fitted_model.predict(X) for k in (1, 2, 3)])
+    agree = picks[:, 0] == picks[:, 1]
+    # 13 rows where stump and SVC (label 1) vote against the third (label 2): a tie at weights 1, 1, 2, which
+    # the smallest label wins; at 0.1, 0.2, 0.3000000000000001 the third wins in float64 (0.1 + 0.2 is
+    # 0.30000000000000004), where float32 counts would see a tie and give label 1
+    assert (agree & (picks[:, 1] != picks[:, 2])).sum() == 13
+    model = ww.to_onnx(vote, dtype=dtype)
+    assert [o.name for o in model.graph.output] == ["predict"]
+    report = ww.onnx.check_parity(vote, model, X)
+    assert report.outputs["predict"].rows_differ == 0
+
+
 def test_a_hand_built_network_with_static_operations(diabetes):
     X, y = diabetes
     Xs, ys = ww.source(X, name="X"), ww.source(y, name="y")
@@ -142,6 +169,14 @@ def test_refusals_name_what_cannot_be_exported(diabetes):
     rows.fit()
     with pytest.raises(ExportError, match="cannot be exported"):
         ww.to_onnx(rows)
+
+    from wirework.compose._ops import majority
+
+    scores = ww.machine(Ridge(), Xs, ys).predict(Xs)
+    vote = ww.node(majority, scores * 0.0, scores * 0.0)
+    vote.fit()
+    with pytest.raises(ExportError, match="majority vote of .* no classifier's predict"):
+        ww.to_onnx(vote)
 
     other = ww.source(X, name="Z")
     both = ww.machine(Ridge(), Xs, ys).predict(Xs) + ww.machine(Ridge(), other, ys).predict(other)

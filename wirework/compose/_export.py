@@ -48,6 +48,38 @@ def _weighted_mean(cx: Context, node: StaticNode) -> str:
     return g.op("Div", [total, g.const(float(sum(weights)), "weight_sum")], hint="mean")
 
 
+@register_lowering(_ops.majority)
+def _majority(cx: Context, node: StaticNode) -> str:
+    # each model's vote as a one-hot row over the encoded labels, weighted, added model by model as the
+    # native bincount adds them (in float64 whatever the export dtype, so weights tie as natively); then the
+    # first largest count, the smallest label of a tie, as NumPy's argmax
+    g = cx.g
+    weights = node.kwargs.get("weights")
+    labels = g.const(np.arange(_label_count(node), dtype=np.float64), "labels")
+    counts = []
+    for k, arg in enumerate(node.args):
+        votes = g.cast(g.op("Equal", [cx.matrix(arg), labels], hint="vote"), np.float64)
+        if weights is not None:
+            votes = g.op("Mul", [votes, g.const(float(weights[k]), "weight", dtype=np.float64)], hint="weighted")
+        counts.append(votes)
+    return g.op("ArgMax", [sum_in_order(cx, counts)], axis=1, keepdims=0, hint="majority")
+
+
+def _label_count(node: StaticNode) -> int:
+    """How many encoded labels the voters of a majority node know (their ``classes_`` are ``0..K-1``)."""
+    known: set[int] = set()
+    for arg in node.args:
+        model = getattr(getattr(arg, "machine", None), "fitted_model", None)
+        classes = getattr(model, "classes_", None)
+        if classes is None:
+            raise ExportError(
+                f"A majority vote of {arg!r} cannot be exported: it is no classifier's predict, so the "
+                "labels it can give are unknown."
+            )
+        known.update(int(c) for c in np.asarray(classes).ravel())
+    return max(known) + 1
+
+
 @register_lowering(_ops.argmax)
 def _argmax(cx: Context, node: StaticNode) -> str:
     return cx.g.op("ArgMax", [cx.floats(node.args[0])], axis=1, keepdims=0, hint="argmax")
