@@ -324,6 +324,10 @@ def test_an_encoder_whose_encoding_cannot_be_read_is_refused_clearly():
     def refuse(data):
         raise ValueError("this encoder transforms nothing today")
 
+    nothing = OneHotEncoder(drop="first", sparse_output=False).fit(pd.DataFrame({"only": ["a"] * 5}))
+    with pytest.raises(ww.ExportError, match="outputs no column"):
+        ww.to_onnx(nothing, X_sample=pd.DataFrame({"only": ["a"] * 3}), methods=["transform"])
+
     failing = OrdinalEncoder().fit(X)
     failing.transform = refuse
     with pytest.raises(ww.ExportError, match="encoding of this OrdinalEncoder from its transform .*nothing today"):

@@ -349,7 +349,6 @@ def _codes(column: pd.Series, categories: list) -> np.ndarray:
     )
 
 
-
 def feed(model: Any, X: Any) -> dict[str, np.ndarray]:
     """The ``{input name: array}`` for ONNX Runtime that feeds ``X`` to an exported ``model``.
 
