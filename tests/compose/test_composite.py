@@ -1,6 +1,7 @@
 """ww.Composite: the estimator contract, smart refits, inspection and the errors of bad networks."""
 
 import pickle
+import warnings
 
 import numpy as np
 import pandas as pd
@@ -116,6 +117,34 @@ def test_pandas_input_keeps_feature_names():
     assert list(model.feature_names_in_) == list(frame.data.columns)
     with pytest.raises(ww.DataError, match="TwoStage.predict cannot use the data it received: The feature names"):
         model.predict(frame.data[frame.data.columns[::-1]])
+
+
+@pytest.mark.parametrize(
+    "recipe",
+    [
+        lambda: ww.Pipeline([("scale", StandardScaler()), ("ridge", Ridge())]),
+        lambda: ww.Stack([("ridge", Ridge()), ("scaled", make_pipeline(StandardScaler(), Ridge()))], Ridge(), cv=3),
+        lambda: ww.TransformedTarget(Ridge(), StandardScaler()),
+        lambda: TwoStage(Ridge(), StandardScaler()),
+    ],
+    ids=["pipeline", "stack", "target transform", "user composite"],
+)
+def test_an_array_given_after_a_frame_is_warned_of_once(recipe):
+    # scikit-learn's check in the composite warns; the models inside, fitted on the frame too, stay silent
+    frame = load_diabetes(as_frame=True)
+    model = recipe().fit(frame.data, frame.target)
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        predicted = model.predict(frame.data.to_numpy()[:5])
+    messages = [str(w.message) for w in caught]
+    assert len(messages) == 1 and messages[0].startswith(
+        f"X does not have valid feature names, but {type(model).__name__} was fitted with feature names"
+    ), messages
+    np.testing.assert_array_equal(predicted, model.predict(frame.data.iloc[:5]))
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")  # the filter is gone after the call
+        with pytest.raises(UserWarning, match="but StandardScaler was fitted with feature names"):
+            StandardScaler().fit(frame.data).transform(frame.data.to_numpy()[:2])
 
 
 def test_unfitted_use_is_a_not_trained_error():

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import inspect
 import types
+import warnings
 import weakref
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -27,7 +28,7 @@ from sklearn.utils._set_output import _wrap_data_with_container
 from sklearn.utils._tags import ClassifierTags, RegressorTags, TransformerTags
 from sklearn.utils.metaestimators import available_if
 from sklearn.utils.multiclass import check_classification_targets
-from sklearn.utils.validation import _check_sample_weight, has_fit_parameter, validate_data
+from sklearn.utils.validation import _check_sample_weight, _get_feature_names, has_fit_parameter, validate_data
 
 from wirework.errors import (
     ArgumentError,
@@ -635,7 +636,14 @@ class Composite(BaseEstimator):
 
     def _run(self, operation: str, X: Any) -> Any:
         network = self._ready()
-        return network[operation](self._check_input(X, operation))
+        checked = self._check_input(X, operation)
+        if "feature_names_in_" in self.__dict__ and _get_feature_names(X) is None:
+            # the check above warned that X has no column names: the models inside, fitted with them, would
+            # each say it again (scikit-learn's composites warn once per inner model; this one warns once)
+            with warnings.catch_warnings():
+                warnings.filterwarnings("ignore", message="X does not have valid feature names", category=UserWarning)
+                return network[operation](checked)
+        return network[operation](checked)
 
     @available_if(_offers("predict"))
     def predict(self, X: Any) -> Any:
