@@ -10,7 +10,7 @@ from sklearn.compose import ColumnTransformer, make_column_selector
 from sklearn.datasets import load_diabetes
 from sklearn.decomposition import PCA, IncrementalPCA
 from sklearn.ensemble import HistGradientBoostingRegressor
-from sklearn.impute import SimpleImputer
+from sklearn.impute import MissingIndicator, SimpleImputer
 from sklearn.linear_model import Ridge
 from sklearn.pipeline import Pipeline, make_pipeline
 from sklearn.preprocessing import KBinsDiscretizer, OneHotEncoder, OrdinalEncoder, PolynomialFeatures, StandardScaler
@@ -103,6 +103,26 @@ def test_simple_imputer_fills_and_flags_as_scikit_learn(imputer):
         alone = ww.onnx.check_parity(imputer, ww.to_onnx(imputer, methods=["transform"]), X)
         assert alone.outputs["transform"].max_abs == 0.0
         assert exact(pipe, X) == 0.0
+
+
+@pytest.mark.parametrize(
+    "indicator",
+    [MissingIndicator(), MissingIndicator(features="all", sparse=True), MissingIndicator(missing_values=-1.0)],
+    ids=["columns with gaps", "all, sparse", "a numeric marker"],
+)
+def test_missing_indicator_flags_as_scikit_learn(indicator):
+    X = np.delete(_with_gaps(), 5, axis=1)  # a column of NaN only: HistGradientBoosting cannot bin it
+    X[::11, 7] = np.nan
+    if indicator.missing_values == -1.0:
+        X = np.nan_to_num(X, nan=-1.0)
+    indicator.fit(X)
+    alone = ww.onnx.check_parity(indicator, ww.to_onnx(indicator, methods=["transform"]), X)
+    assert alone.outputs["transform"].max_abs == 0.0
+    both = make_pipeline(
+        ColumnTransformer([("flags", clone(indicator), slice(0, None)), ("values", "passthrough", slice(0, None))]),
+        hgb(),
+    ).fit(X, TARGET)
+    assert exact(both, X) == 0.0
 
 
 def test_a_numeric_missing_marker_and_a_refused_one():

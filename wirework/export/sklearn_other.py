@@ -14,7 +14,7 @@ averages), ``StandardScaler`` both ways (``inverse_transform`` is the last
 step of a target transform), ``FunctionTransformer`` both ways when its
 functions are none (the identity) or NumPy functions with an ONNX operator
 (``np.log``, ``np.exp``, ``np.sqrt``, ``np.square``, ``np.negative``),
-``SimpleImputer``, ``KBinsDiscretizer`` and ``PolynomialFeatures`` (skl2onnx's forms do not run
+``SimpleImputer``, ``MissingIndicator``, ``KBinsDiscretizer`` and ``PolynomialFeatures`` (skl2onnx's forms do not run
 in float64; ours compute scikit-learn's very numbers), ``OneHotEncoder`` and
 ``OrdinalEncoder`` (string columns read as category codes; what each value becomes is read back
 from the fitted encoder, infrequent groups included), ``PCA`` and
@@ -35,7 +35,7 @@ import pandas as pd
 from sklearn.base import is_classifier, is_regressor
 from sklearn.compose import ColumnTransformer
 from sklearn.decomposition import PCA, IncrementalPCA
-from sklearn.impute import SimpleImputer
+from sklearn.impute import MissingIndicator, SimpleImputer
 from sklearn.linear_model import ElasticNet, Lasso, LinearRegression, Ridge
 from sklearn.pipeline import Pipeline as SkPipeline
 from sklearn.preprocessing import (
@@ -459,8 +459,18 @@ def _convert_simple_imputer(model: SimpleImputer, method: str, g: GraphBuilder, 
     indicator = getattr(model, "indicator_", None)
     if indicator is None:
         return out
-    flags = g.take_columns(missing, indicator.features_, hint="indicated")
-    return g.hstack([out, g.cast(flags, g.dtype)], hint="with_indicator")
+    return g.hstack([out, _indicated(g, missing, indicator)], hint="with_indicator")
+
+
+def _indicated(g: GraphBuilder, missing: str, indicator: MissingIndicator) -> str:
+    """A ``MissingIndicator``'s output: the columns it learned to flag (``features_``), each entry 1 where missing."""
+    return g.cast(g.take_columns(missing, indicator.features_, hint="indicated"), g.dtype)
+
+
+@register(MissingIndicator, methods=lambda model: ("transform",))
+def _convert_missing_indicator(model: MissingIndicator, method: str, g: GraphBuilder, x: str) -> str:
+    # missing entries (error_on_new would raise natively on a column it did not learn to flag; here it sets none)
+    return _indicated(g, _missing(g, x, model.missing_values), model)
 
 
 @register(PolynomialFeatures, methods=lambda model: ("transform",))
