@@ -253,23 +253,49 @@ def test_a_recoded_model_with_two_outputs_is_converted_once():
 
 @pytest.mark.parametrize(
     "functions",
-    [{}, {"func": np.log, "inverse_func": np.exp}, {"func": np.sqrt, "inverse_func": np.square}],
-    ids=["identity", "log-exp", "sqrt-square"],
+    [
+        {},
+        {"func": np.log, "inverse_func": np.exp},
+        {"func": np.sqrt, "inverse_func": np.square},
+        {"func": np.log1p, "inverse_func": np.expm1},
+    ],
+    ids=["identity", "log-exp", "sqrt-square", "log1p-expm1"],
 )
 def test_transformed_target_functions_become_their_operators(diabetes, functions):
     X, y = diabetes
     model = ww.TransformedTarget(Ridge(), **functions).fit(X, y)
     onnx_model = ww.to_onnx(model)
     if functions:  # predictions only go back through the inverse function
-        assert {np.exp: "Exp", np.square: "Mul"}[functions["inverse_func"]] in _nodes(onnx_model)
+        assert {np.exp: "Exp", np.square: "Mul", np.expm1: "Exp"}[functions["inverse_func"]] in _nodes(onnx_model)
     report = ww.onnx.check_parity(model, onnx_model, X)
     assert report.outputs["predict"].max_rel <= 1e-14
 
 
+@pytest.mark.parametrize("function", [np.log1p, np.expm1])
+def test_log1p_and_expm1_stay_accurate_near_zero_and_at_the_edges(function):
+    # no ONNX operator computes them; log(1 + x) and exp(x) - 1 would lose every digit near 0
+    rng = np.random.default_rng(0)
+    tiny = rng.normal(0, 1e-9, 2000)
+    values = np.concatenate([tiny, rng.normal(0, 3, 2000), np.logspace(-300, 2.8, 300), -np.logspace(-300, -0.01, 300)])
+    values = np.concatenate([values, [0.0, -1.0, np.inf, -np.inf, np.nan, 1e-320, -745.0, 709.0, 710.0, 1e300]])
+    column = values.reshape(-1, 1)
+    transformer = FunctionTransformer(function).fit(column)
+    model = ww.to_onnx(transformer, X_sample=column[:3], methods=["transform"])
+    got = ww.onnx.session(model).run(None, {"X": column})[0].ravel()
+    with np.errstate(all="ignore"):
+        want = function(values)
+    same_specials = np.array_equal(got[~np.isfinite(want)], want[~np.isfinite(want)], equal_nan=True)
+    finite = np.isfinite(want) & (want != 0)
+    relative = np.abs(got[finite] - want[finite]) / np.abs(want[finite])
+    assert same_specials and relative.max() <= 1e-15  # within 3 ulps here
+    naive = np.log(1 + tiny) if function is np.log1p else np.exp(tiny) - 1
+    assert (np.abs(naive - function(tiny)) / np.abs(function(tiny))).max() > 1e-9  # what the plain forms give
+
+
 def test_transformed_target_functions_without_an_operator_are_refused(diabetes):
     X, y = diabetes
-    model = ww.TransformedTarget(Ridge(), func=np.log1p, inverse_func=np.expm1).fit(X, y)
-    with pytest.raises(ww.ExportError, match=r"inverse_transform\(\) applies expm1, which has no ONNX operator"):
+    model = ww.TransformedTarget(Ridge(), func=np.log2, inverse_func=np.exp2).fit(X, y)
+    with pytest.raises(ww.ExportError, match=r"inverse_transform\(\) applies exp2, which has no ONNX operator"):
         ww.to_onnx(model)
     keywords = ww.TransformedTarget(
         Ridge(), transformer=FunctionTransformer(np.log, np.exp, inv_kw_args={"out": None}, check_inverse=False)
