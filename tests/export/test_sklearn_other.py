@@ -13,7 +13,14 @@ from sklearn.ensemble import HistGradientBoostingRegressor
 from sklearn.impute import MissingIndicator, SimpleImputer
 from sklearn.linear_model import Ridge
 from sklearn.pipeline import Pipeline, make_pipeline
-from sklearn.preprocessing import KBinsDiscretizer, OneHotEncoder, OrdinalEncoder, PolynomialFeatures, StandardScaler
+from sklearn.preprocessing import (
+    KBinsDiscretizer,
+    OneHotEncoder,
+    OrdinalEncoder,
+    PolynomialFeatures,
+    PowerTransformer,
+    StandardScaler,
+)
 
 import wirework as ww
 
@@ -123,6 +130,44 @@ def test_missing_indicator_flags_as_scikit_learn(indicator):
         hgb(),
     ).fit(X, TARGET)
     assert exact(both, X) == 0.0
+
+
+def _skewed() -> np.ndarray:
+    """Diabetes, and skewed columns of both signs with gaps."""
+    rng = np.random.default_rng(0)
+    X = FRAME.to_numpy() * 100
+    skewed = np.column_stack([rng.lognormal(0, 1, len(X)), -rng.lognormal(0, 1, len(X)), rng.normal(0, 5, len(X))])
+    skewed[::9, 0] = np.nan
+    return np.column_stack([X, skewed])
+
+
+@pytest.mark.parametrize("standardize", [True, False])
+def test_power_transformer_within_a_few_ulps_both_ways(standardize):
+    X = _skewed()
+    power = PowerTransformer(standardize=standardize).fit(X)
+    power.lambdas_[:2] = [0.0, 2.0]  # the special forms of Yeo-Johnson at lambda 0 and 2, both ways
+    model = ww.to_onnx(power, X_sample=X[:3], methods=["transform", "inverse_transform"])
+    session = ww.onnx.session(model)
+    forward, back = power.transform(X), power.inverse_transform(power.transform(X))
+    got = session.run(["transform"], {"X": X})[0]
+    assert np.array_equal(np.isnan(got), np.isnan(forward))
+    assert np.nanmax(np.abs(got - forward)) <= 1e-13
+    inverse = ww.to_onnx(power, X_sample=X[:3], methods=["inverse_transform"])
+    again = ww.onnx.session(inverse).run(None, {"X": power.transform(X)})[0]
+    assert np.array_equal(np.isnan(again), np.isnan(back))
+    assert np.nanmax(np.abs(again - back) / np.maximum(np.abs(back), 1.0)) <= 1e-13
+
+
+def test_power_transformer_before_a_linear_model_and_as_a_target_transform():
+    X = _skewed()
+    pipe = ww.Pipeline([("impute", SimpleImputer()), ("power", PowerTransformer()), ("ridge", Ridge())]).fit(X, TARGET)
+    assert exact(pipe, X) <= 1e-12
+    target = ww.TransformedTarget(Ridge(), PowerTransformer()).fit(FRAME, TARGET)
+    report = ww.onnx.check_parity(target, ww.to_onnx(target), FRAME)
+    assert report.outputs["predict"].max_rel <= 1e-14
+    boxcox = PowerTransformer(method="box-cox").fit(FRAME.to_numpy() + 1.0)
+    with pytest.raises(ww.ExportError, match=r"PowerTransformer\(method='box-cox'\) cannot be exported.*yeo-johnson"):
+        ww.to_onnx(boxcox, X_sample=FRAME.to_numpy()[:3] + 1.0, methods=["transform"])
 
 
 def test_a_numeric_missing_marker_and_a_refused_one():

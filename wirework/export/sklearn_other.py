@@ -15,7 +15,7 @@ step of a target transform), ``FunctionTransformer`` both ways when its
 functions are none (the identity) or NumPy functions with an ONNX operator
 (``np.log``, ``np.exp``, ``np.sqrt``, ``np.square``, ``np.negative``; ``np.log1p`` and ``np.expm1``
 in Kahan's accurate forms),
-``SimpleImputer``, ``MissingIndicator``, ``KBinsDiscretizer`` and ``PolynomialFeatures`` (skl2onnx's forms do not run
+``PowerTransformer`` (Yeo-Johnson, both ways), ``SimpleImputer``, ``MissingIndicator``, ``KBinsDiscretizer`` and ``PolynomialFeatures`` (skl2onnx's forms do not run
 in float64; ours compute scikit-learn's very numbers), ``OneHotEncoder`` and
 ``OrdinalEncoder`` (string columns read as category codes; what each value becomes is read back
 from the fitted encoder, infrequent groups included), ``PCA`` and
@@ -46,6 +46,7 @@ from sklearn.preprocessing import (
     OneHotEncoder,
     OrdinalEncoder,
     PolynomialFeatures,
+    PowerTransformer,
     StandardScaler,
 )
 
@@ -455,6 +456,66 @@ def _expm1(g: GraphBuilder, x: str) -> str:
     near = g.op("Where", [g.op("Equal", [u, one]), x, product], hint="expm1")
     low = g.op("Where", [g.op("Equal", [less, g.const(-np.ones(1), "minus_one")]), less, near], hint="expm1")
     return g.op("Where", [g.op("IsInf", [u]), u, low], hint="expm1")
+
+
+@register(PowerTransformer, methods=lambda model: ("transform", "inverse_transform"))
+def _convert_power(model: PowerTransformer, method: str, g: GraphBuilder, x: str) -> str:
+    # Yeo-Johnson as SciPy computes it (log1p and expm1 in the forms above, so within a few ulps), then the
+    # fitted StandardScaler; the inverse as scikit-learn computes it (np.power and np.exp), after un-scaling
+    if model.method != "yeo-johnson":
+        raise ExportError(
+            f"PowerTransformer(method={model.method!r}) cannot be exported: only the Yeo-Johnson transform is. "
+            "Use method='yeo-johnson', which also takes zero and negative values."
+        )
+    scaler = model._scaler if model.standardize else None
+    if method == "transform":
+        out = _yeo_johnson(g, x, np.asarray(model.lambdas_, dtype=np.float64))
+        return converter_for(scaler).convert(scaler, "transform", g, out) if scaler is not None else out
+    if scaler is not None:
+        x = converter_for(scaler).convert(scaler, "inverse_transform", g, x)
+    return _yeo_johnson_inverse(g, x, np.asarray(model.lambdas_, dtype=np.float64))
+
+
+def _lambda_masks(lambdas: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """The columns whose lambda is 0, and those whose lambda is 2, as scikit-learn and SciPy tell them (eps)."""
+    eps = np.finfo(np.float64).eps
+    return np.abs(lambdas) < eps, np.abs(lambdas - 2) <= eps
+
+
+def _yeo_johnson(g: GraphBuilder, x: str, lambdas: np.ndarray) -> str:
+    """SciPy's ``yeojohnson(x, lmbda)`` column by column: for ``x >= 0``, ``log1p(x)`` (lambda 0) or
+    ``expm1(lambda * log1p(x)) / lambda``; below 0, ``-log1p(-x)`` (lambda 2) or
+    ``-expm1((2 - lambda) * log1p(-x)) / (2 - lambda)``."""
+    zero, two = _lambda_masks(lambdas)
+    lam, rest = g.const(lambdas, "lambdas"), g.const(2.0 - lambdas, "two_minus_lambdas")
+    above = _log1p(g, x)
+    general = g.op("Div", [_expm1(g, g.op("Mul", [lam, above])), lam], hint="yeo_johnson")
+    positive = g.op("Where", [g.const(zero, "lambda_zero", dtype=np.bool_), above, general], hint="yeo_johnson")
+    below = _log1p(g, g.op("Neg", [x]))
+    general = g.op("Div", [g.op("Neg", [_expm1(g, g.op("Mul", [rest, below]))]), rest], hint="yeo_johnson")
+    negative = g.op("Where", [g.const(two, "lambda_two", dtype=np.bool_), g.op("Neg", [below]), general], hint="yeo_johnson")
+    at_least_zero = g.op("GreaterOrEqual", [x, g.const(np.zeros(1), "zero")])
+    return g.op("Where", [at_least_zero, positive, negative], hint="yeo_johnson")
+
+
+def _yeo_johnson_inverse(g: GraphBuilder, x: str, lambdas: np.ndarray) -> str:
+    """scikit-learn's ``_yeo_johnson_inverse_transform`` column by column: for ``x >= 0``, ``exp(x) - 1``
+    (lambda 0) or ``(x * lambda + 1) ** (1 / lambda) - 1``; below 0, ``1 - exp(-x)`` (lambda 2) or
+    ``1 - (-(2 - lambda) * x + 1) ** (1 / (2 - lambda))``."""
+    zero, two = _lambda_masks(lambdas)
+    one = g.const(np.ones(1), "one")
+    with np.errstate(divide="ignore"):  # the columns whose lambda is 0 or 2 take the other form
+        inverse, inverse_rest = 1 / np.where(zero, 1.0, lambdas), 1 / np.where(two, 1.0, 2.0 - lambdas)
+    grown = g.op("Add", [g.op("Mul", [x, g.const(lambdas, "lambdas")]), one])
+    general = g.op("Sub", [g.op("Pow", [grown, g.const(inverse, "inverse_lambdas")]), one], hint="yeo_johnson_inverse")
+    exponential = g.op("Sub", [g.op("Exp", [x]), one])
+    positive = g.op("Where", [g.const(zero, "lambda_zero", dtype=np.bool_), exponential, general], hint="yeo_johnson_inverse")
+    shrunk = g.op("Add", [g.op("Mul", [g.const(-(2.0 - lambdas), "minus_rest"), x]), one])
+    general = g.op("Sub", [one, g.op("Pow", [shrunk, g.const(inverse_rest, "inverse_rest")])], hint="yeo_johnson_inverse")
+    exponential = g.op("Sub", [one, g.op("Exp", [g.op("Neg", [x])])])
+    negative = g.op("Where", [g.const(two, "lambda_two", dtype=np.bool_), exponential, general], hint="yeo_johnson_inverse")
+    at_least_zero = g.op("GreaterOrEqual", [x, g.const(np.zeros(1), "zero")])
+    return g.op("Where", [at_least_zero, positive, negative], hint="yeo_johnson_inverse")
 
 
 def _missing(g: GraphBuilder, x: str, missing_values: Any) -> str:
