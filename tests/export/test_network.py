@@ -122,10 +122,10 @@ def test_hard_voting_counts_votes_and_breaks_ties_as_natively(weights, dtype):
     vote = ww.Average(voters, weights=weights, voting="hard").fit(X, labels)
     picks = np.column_stack([vote.machines_[k].fitted_model.predict(X) for k in (1, 2, 3)])
     agree = picks[:, 0] == picks[:, 1]
-    # 13 rows where stump and SVC (label 1) vote against the third (label 2): a tie at weights 1, 1, 2, which
-    # the smallest label wins; at 0.1, 0.2, 0.3000000000000001 the third wins in float64 (0.1 + 0.2 is
+    # rows (13 here) where stump and SVC vote label 1 against the third's label 2: a tie at weights 1, 1, 2,
+    # which the smallest label wins; at 0.1, 0.2, 0.3000000000000001 the third wins in float64 (0.1 + 0.2 is
     # 0.30000000000000004), where float32 counts would see a tie and give label 1
-    assert (agree & (picks[:, 1] != picks[:, 2])).sum() == 13
+    assert (agree & (picks[:, 1] == 1) & (picks[:, 2] == 2)).sum() >= 5
     model = ww.to_onnx(vote, dtype=dtype)
     assert [o.name for o in model.graph.output] == ["predict"]
     report = ww.onnx.check_parity(vote, model, X)

@@ -146,10 +146,9 @@ def test_power_transformer_within_a_few_ulps_both_ways(standardize):
     X = _skewed()
     power = PowerTransformer(standardize=standardize).fit(X)
     power.lambdas_[:2] = [0.0, 2.0]  # the special forms of Yeo-Johnson at lambda 0 and 2, both ways
-    model = ww.to_onnx(power, X_sample=X[:3], methods=["transform", "inverse_transform"])
-    session = ww.onnx.session(model)
     forward, back = power.transform(X), power.inverse_transform(power.transform(X))
-    got = session.run(["transform"], {"X": X})[0]
+    model = ww.to_onnx(power, X_sample=X[:3], methods=["transform"])
+    got = ww.onnx.session(model).run(None, {"X": X})[0]
     assert np.array_equal(np.isnan(got), np.isnan(forward))
     assert np.nanmax(np.abs(got - forward)) <= 1e-13
     inverse = ww.to_onnx(power, X_sample=X[:3], methods=["inverse_transform"])
