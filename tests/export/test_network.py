@@ -227,6 +227,101 @@ def test_models_that_number_a_column_s_categories_differently_share_one_input(la
     assert np.abs(session.run(None, feed(model, test))[0].ravel() - stack.predict(test)).max() <= 1e-12
 
 
+def _nested(kind: str):
+    """Composites inside composites (and inside scikit-learn's Pipeline), with their data."""
+    from sklearn.ensemble import ExtraTreesRegressor, HistGradientBoostingRegressor
+    from sklearn.pipeline import make_pipeline
+    from sklearn.preprocessing import MinMaxScaler
+
+    if kind == "stack in a pipeline":
+        X, y = load_diabetes(return_X_y=True)
+        inner = ww.Stack(
+            [("scaled", ww.Pipeline([("minmax", MinMaxScaler()), ("ridge", Ridge())])), ("trees", ExtraTreesRegressor(20, random_state=0))],
+            Ridge(),
+            cv=3,
+        )
+        return ww.Pipeline([("scale", StandardScaler()), ("stack", inner)]), X, y
+    if kind == "pipelines as a classifier stack's base learners":
+        X, y = load_iris(return_X_y=True)
+        labels = np.array(["setosa", "versicolor", "virginica"])[y]
+        base = [
+            ("linear", ww.Pipeline([("scale", StandardScaler()), ("lr", LogisticRegression(max_iter=1000))])),
+            ("forest", ww.Pipeline([("forest", RandomForestClassifier(20, random_state=0))])),
+        ]
+        return ww.Stack(base, LogisticRegression(max_iter=1000), cv=3), X, labels
+    if kind == "bagged pipelines":
+        X, y = load_diabetes(return_X_y=True)
+        return ww.Bagging(ww.Pipeline([("scale", StandardScaler()), ("ridge", Ridge())]), n_estimators=3, random_state=0), X, y
+    if kind == "a target transform of a pipeline":
+        X, y = load_diabetes(return_X_y=True)
+        return ww.TransformedTarget(ww.Pipeline([("scale", StandardScaler()), ("ridge", Ridge())]), StandardScaler()), X, y
+    if kind == "scikit-learn's pipeline around a stack":
+        X, y = load_diabetes(return_X_y=True)
+        stack = ww.Stack([("ridge", Ridge()), ("ridge10", Ridge(alpha=10.0))], Ridge(), cv=3)
+        return make_pipeline(StandardScaler(), stack), X, y
+    # categories numbered differently by the models of a nested stack, read through its pipeline
+    rng = np.random.default_rng(11)
+    X = pd.DataFrame({"a": rng.normal(size=600), "b": rng.normal(size=600)})
+    X["kind"] = pd.Categorical(rng.choice(["s", "q", "p"], 600), categories=["s", "q", "p", "unused"])
+    y = X["a"] + X["kind"].cat.codes
+    stack = ww.Stack(
+        [
+            ("hist", HistGradientBoostingRegressor(max_iter=20, categorical_features="from_dtype", random_state=0)),
+            ("gbm", lightgbm.LGBMRegressor(n_estimators=20, n_jobs=1, verbose=-1, min_child_samples=5)),
+        ],
+        Ridge(),
+        cv=KFold(3),
+    )
+    return ww.Pipeline([("stack", stack)]), X, y
+
+
+@pytest.mark.parametrize(
+    "kind",
+    [
+        "stack in a pipeline",
+        "pipelines as a classifier stack's base learners",
+        "bagged pipelines",
+        "a target transform of a pipeline",
+        "scikit-learn's pipeline around a stack",
+        "categories read through a nested stack",
+    ],
+)
+def test_composites_inside_networks_export_their_own_networks(kind):
+    model, X, y = _nested(kind)
+    model.fit(X, y)
+    exported = ww.to_onnx(model, X_sample=X[:5] if isinstance(X, np.ndarray) else X.head())
+    served = X
+    if isinstance(X, pd.DataFrame):
+        served = X.head(100).copy()
+        served.loc[served.index[:5], "kind"] = "unused"  # known to LightGBM only
+        served.loc[served.index[5:10], "kind"] = np.nan
+    report = ww.onnx.check_parity(model, exported, served)
+    for name, output in report.outputs.items():
+        assert output.rows_differ == 0 if name == "predict" and isinstance(y[0], str) else output.max_rel <= 1e-12, name
+
+
+def test_a_nested_composite_without_its_trained_network_is_refused():
+    model, X, y = _nested("stack in a pipeline")
+    model.fit(X, y)
+    inner = model.fitted_params_()["stack"]
+    network = inner.__dict__.pop("network_")  # as after a failed fit of the inner composite
+    with pytest.raises(ww.WireworkError, match="Stack (has not been fitted yet|inside the network has no trained)"):
+        ww.to_onnx(model, X_sample=X[:5])
+    with pytest.raises(ExportError, match="The Stack inside the network has no trained network"):
+        ww.to_onnx(make_pipeline_of(inner), X_sample=X[:5])
+    inner.network_ = network
+    inner.__dict__.pop("n_features_in_")
+    with pytest.raises(ExportError, match="The Stack inside the network has no n_features_in_"):
+        ww.to_onnx(make_pipeline_of(inner), X_sample=X[:5])
+
+
+def make_pipeline_of(step):
+    """scikit-learn's Pipeline around an already fitted step (it asks the step for its input width)."""
+    from sklearn.pipeline import Pipeline as SkPipeline
+
+    return SkPipeline([("step", step)])
+
+
 def test_a_recoded_model_with_two_outputs_is_converted_once():
     from sklearn.ensemble import HistGradientBoostingClassifier
 

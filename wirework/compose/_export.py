@@ -6,14 +6,16 @@ Each does the same operations in the same order as its function in
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import Any
 
 import numpy as np
 
 from wirework.compose import _ops
+from wirework.compose.composite import Composite
 from wirework.compose.ensemble import Seeded
 from wirework.errors import ExportError
-from wirework.export.network import Context, concat, register_lowering, sum_in_order
+from wirework.export.network import Context, concat, lower, register_lowering, sum_in_order
 from wirework.export.registry import converter_for, register
 from wirework.graph.nodes import Node, StaticNode
 
@@ -99,9 +101,65 @@ def _inner(model: Any) -> Any:
     return model.estimator_
 
 
+def _convert_seeded(model: Seeded, method: str, g: Any, x: str, sample: Any = None) -> str:
+    inner = _inner(model)
+    converter = converter_for(inner)
+    if converter.takes_sample:
+        return converter.convert(inner, method, g, x, sample=sample)
+    return converter.convert(inner, method, g, x)
+
+
 register(
     Seeded,
     methods=lambda model: converter_for(_inner(model)).methods(_inner(model)),
     n_features=lambda model: converter_for(_inner(model)).n_features(_inner(model)),
     categories=lambda model: converter_for(_inner(model)).categories(_inner(model)),
-)(lambda model, method, g, x: converter_for(_inner(model)).convert(_inner(model), method, g, x))
+    takes_sample=True,
+)(_convert_seeded)
+
+
+# -- a composite inside a network (a ww.Stack as a pipeline step, a ww.Pipeline as a base learner): its own
+# trained network, lowered in place on the value that reaches it
+
+
+def _trained_network(model: Composite) -> dict[str, Node]:
+    network = model.__dict__.get("network_")
+    if network is None:
+        raise ExportError(
+            f"The {type(model).__name__} inside the network has no trained network (its last fit failed, or it "
+            "was never fitted); fit the outer network again before exporting."
+        )
+    return dict(network)
+
+
+def _composite_categories(model: Composite) -> Mapping[int, np.ndarray]:
+    from wirework.export.api import _categories_of
+
+    return _categories_of(model, _trained_network(model))[0]
+
+
+def _composite_n_features(model: Composite) -> int:
+    n = getattr(model, "n_features_in_", None)
+    if n is None:
+        raise ExportError(f"The {type(model).__name__} inside the network has no n_features_in_; is it fitted?")
+    return int(n)
+
+
+@register(
+    Composite,
+    methods=lambda model: tuple(_trained_network(model)),
+    n_features=_composite_n_features,
+    categories=_composite_categories,
+    takes_sample=True,
+)
+def _convert_composite(model: Composite, method: str, g: Any, x: str, sample: Any = None) -> str:
+    # the composite's input numbered as the models that read it expect (recode tables, as for a whole
+    # export), then its network; without the native input (inside a scikit-learn Pipeline), zeros stand in
+    from wirework.export.api import _categories_of, _zeros
+
+    network = _trained_network(model)
+    categories, recode = _categories_of(model, network)
+    if sample is None:
+        sample = _zeros(model, [str(k) for k in range(_composite_n_features(model))], categories)
+    values, _ = lower(g, {method: network[method]}, x, sample, recode)
+    return values[method]

@@ -61,12 +61,17 @@ class Converter:
     categories : callable ``model -> {column: values}``
         Columns the model reads as category codes, with the original
         category values (code ``i`` is ``values[i]``); empty when none.
+    takes_sample : bool
+        ``convert`` also takes ``sample=``: the native value of its input
+        on the export's sample rows, when the model sits in a network (a
+        composite inside a network evaluates its own network on it).
     """
 
-    convert: Callable[[Any, str, Any, str], str]
+    convert: Callable[..., str]
     methods: Callable[[Any], tuple[str, ...]]
     n_features: Callable[[Any], int] = field(default=_n_features_in)
     categories: Callable[[Any], Mapping[int, np.ndarray]] = field(default=_no_categories)
+    takes_sample: bool = False
 
 
 _REGISTRY: dict[type, Converter] = {}
