@@ -26,7 +26,7 @@ from typing import Any
 
 import numpy as np
 
-from wirework.errors import ExportError
+from wirework.errors import ExportError, NotTrainedError
 from wirework.export.builder import UNKNOWN_CODE, GraphBuilder
 from wirework.export.registry import converter_for
 from wirework.graph import library
@@ -254,6 +254,8 @@ def lower(
     try:
         for out in outputs.values():
             evaluate(out, memo, {source: sample})
+    except NotTrainedError:  # a model of the network is not trained: no sample would help
+        raise
     except Exception as exc:
         raise ExportError(
             f"The network could not be evaluated on the sample input ({type(exc).__name__}: {exc}). "
