@@ -470,3 +470,37 @@ def test_bins_are_counted_as_scikit_learn_s_searchsorted(options):
         warnings.simplefilter("ignore", UserWarning)
         pipe.fit(X, TARGET)
     assert exact(pipe, X) <= 1e-12
+
+
+@pytest.mark.parametrize("classes", [2, 3])
+def test_linear_classifiers_scores_and_no_probabilities_they_lack(classes):
+    from sklearn.datasets import load_wine
+    from sklearn.linear_model import LogisticRegression, RidgeClassifier
+    from sklearn.svm import SVC, LinearSVC
+
+    X, y = load_wine(return_X_y=True)
+    X, y = StandardScaler().fit_transform(X[y < classes]), y[y < classes]
+    for model in (LogisticRegression(), LinearSVC(), RidgeClassifier()):
+        model.fit(X, y)
+        scores = ww.to_onnx(model, X_sample=X[:3], methods=["decision_function"])
+        report = ww.onnx.check_parity(model, scores, X)
+        assert report.outputs["decision_function"].max_abs <= 1e-12, type(model).__name__
+        assert np.ndim(ww.onnx.session(scores).run(None, {"X": X})[0]) == (1 if classes == 2 else 2)
+        labels = ww.to_onnx(model, X_sample=X[:3], methods=["predict"])  # LinearSVC: skl2onnx cannot, in float64
+        assert ww.onnx.check_parity(model, labels, X).outputs["predict"].rows_differ == 0
+    # a classifier without predict_proba exports none by default (skl2onnx's second output is its scores)
+    assert [o.name for o in ww.to_onnx(LinearSVC().fit(X, y), X_sample=X[:3]).graph.output] == ["predict"]
+    with pytest.raises(ww.ExportError, match=r"SVC: cannot export predict_proba; its converter exports predict\."):
+        ww.to_onnx(SVC().fit(X, y), X_sample=X[:3], methods=["predict_proba"])
+
+
+def test_a_stack_over_scores_of_linear_classifiers_exports():
+    from sklearn.datasets import load_breast_cancer
+    from sklearn.linear_model import LogisticRegression
+    from sklearn.svm import LinearSVC
+
+    X, y = load_breast_cancer(return_X_y=True)
+    base = [("svc", make_pipeline(StandardScaler(), LinearSVC())), ("lr", make_pipeline(StandardScaler(), LogisticRegression()))]
+    stack = ww.Stack(base, LogisticRegression(), cv=3).fit(X, y)  # stack_method "auto": the SVC's decision_function
+    report = ww.onnx.check_parity(stack, ww.to_onnx(stack), X)
+    assert report.outputs["predict"].rows_differ == 0 and report.outputs["predict_proba"].max_abs <= 1e-12

@@ -28,7 +28,7 @@ included; the transformer's parts on the input positions they selected).
 from __future__ import annotations
 
 import warnings
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from typing import Any
 
 import numpy as np
@@ -38,6 +38,7 @@ from sklearn.compose import ColumnTransformer
 from sklearn.decomposition import PCA, IncrementalPCA
 from sklearn.impute import MissingIndicator, SimpleImputer
 from sklearn.linear_model import ElasticNet, Lasso, LinearRegression, Ridge
+from sklearn.linear_model._base import LinearClassifierMixin
 from sklearn.pipeline import Pipeline as SkPipeline
 from sklearn.preprocessing import (
     FunctionTransformer,
@@ -52,7 +53,7 @@ from sklearn.preprocessing import (
 
 from wirework.errors import ExportError, brief
 from wirework.export.builder import ML_OPSET, OPSET, GraphBuilder, is_missing
-from wirework.export.heads import class_values
+from wirework.export.heads import class_values, labels
 from wirework.export.registry import Converter, converter_for, register, register_fallback
 
 __all__: list[str] = []
@@ -62,7 +63,10 @@ _TREE_MODULES = ("sklearn.tree", "sklearn.ensemble")
 
 def _methods(model: Any) -> tuple[str, ...]:
     if is_classifier(model):
-        return ("predict", "predict_proba")
+        # predict_proba only where the model has it (an SVC without probability=True, a LinearSVC: skl2onnx's
+        # second output is then their scores); a linear classifier's scores are computed here
+        offered = ("predict", "predict_proba") if hasattr(model, "predict_proba") else ("predict",)
+        return offered + (("decision_function",) if isinstance(model, LinearClassifierMixin) else ())
     if is_regressor(model):
         return ("predict",)
     if hasattr(model, "transform"):
@@ -87,16 +91,17 @@ def _skl2onnx(model: Any, g: GraphBuilder, x: str) -> dict[str, str]:
         raise ExportError("Exporting this scikit-learn estimator needs skl2onnx: pip install 'wirework[onnx]'.") from exc
     tensor_type = DoubleTensorType if g.dtype == np.float64 else FloatTensorType
     n_features = int(getattr(model, "n_features_in_", 0)) or None
+    # probabilities as a plain matrix; a classifier whose converter has no such option (LinearSVC) gives none
     options = {id(model): {"zipmap": False}} if is_classifier(model) else None
     try:
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")
-            proto = convert_sklearn(
-                model,
-                initial_types=[("X", tensor_type([None, n_features]))],
-                target_opset={"": OPSET, "ai.onnx.ml": min(ML_OPSET, 3)},
-                options=options,
-            )
+            try:
+                proto = _convert_sklearn(convert_sklearn, model, tensor_type([None, n_features]), options)
+            except NameError as exc:
+                if options is None or "'zipmap' not in" not in str(exc):
+                    raise
+                proto = _convert_sklearn(convert_sklearn, model, tensor_type([None, n_features]), None)
     except Exception as exc:
         raise ExportError(
             f"skl2onnx cannot convert {type(model).__name__} in {g.dtype.name}: {type(exc).__name__}: {exc}"
@@ -105,6 +110,15 @@ def _skl2onnx(model: Any, g: GraphBuilder, x: str) -> dict[str, str]:
     outputs = g.embed(proto, {"X": x}, prefix=f"{type(model).__name__.lower()}_")
     g.memo[key] = outputs
     return outputs
+
+
+def _convert_sklearn(convert: Callable, model: Any, input_type: Any, options: dict | None) -> Any:
+    return convert(
+        model,
+        initial_types=[("X", input_type)],
+        target_opset={"": OPSET, "ai.onnx.ml": min(ML_OPSET, 3)},
+        options=options,
+    )
 
 
 def _check_runs(proto: Any, model: Any, g: GraphBuilder) -> None:
@@ -122,6 +136,10 @@ def _check_runs(proto: Any, model: Any, g: GraphBuilder) -> None:
 
 
 def _convert_fallback(model: Any, method: str, g: GraphBuilder, x: str) -> str:
+    if method not in _methods(model):
+        raise ExportError(f"Exporting {type(model).__name__}.{method}() is not supported; it offers {_methods(model)}.")
+    if isinstance(model, LinearClassifierMixin) and method in ("predict", "decision_function"):
+        return _linear_classifier(model, method, g, x)
     outputs = _skl2onnx(model, g, x)
     names = list(outputs)
     if is_classifier(model):
@@ -129,8 +147,6 @@ def _convert_fallback(model: Any, method: str, g: GraphBuilder, x: str) -> str:
         if wanted not in outputs:
             raise ExportError(f"skl2onnx gives no {method} for {type(model).__name__} (outputs {names}).")
         return outputs[wanted]
-    if method not in _methods(model):
-        raise ExportError(f"Exporting {type(model).__name__}.{method}() is not supported; it offers {_methods(model)}.")
     value = outputs[names[0]]
     if method == "predict":
         return g.as_vector(value)
@@ -618,8 +634,29 @@ def _convert_pca(model: Any, method: str, g: GraphBuilder, x: str) -> str:
 
 @register(LinearRegression, Ridge, Lasso, ElasticNet, methods=lambda model: ("predict",))
 def _convert_linear(model: Any, method: str, g: GraphBuilder, x: str) -> str:
+    return _linear_scores(model, g, x, vector=np.ndim(model.coef_) == 1)
+
+
+def _linear_classifier(model: Any, method: str, g: GraphBuilder, x: str) -> str:
+    """A linear classifier's ``decision_function`` (``X @ coef_.T + intercept_``, 1-D for two classes) or its
+    ``predict``, as scikit-learn's ``LinearClassifierMixin``: the second class where the score is above 0, else
+    the class of the largest score (skl2onnx cannot convert a ``LinearSVC`` in float64)."""
+    two = np.ndim(model.coef_) == 1 or np.shape(model.coef_)[0] == 1
+    scores = _linear_scores(model, g, x, vector=two)
+    if method == "decision_function":
+        return scores
+    if not two:
+        return labels(g, scores, model.classes_)
+    index = g.cast(g.op("Greater", [scores, g.const(np.zeros(1), "zero")], hint="positive"), np.int64)
+    values = class_values(model.classes_)
+    table = g.const(values, "classes", dtype=values.dtype if values.dtype.kind == "f" else None)
+    return g.op("Gather", [table, index], axis=0, hint="label")
+
+
+def _linear_scores(model: Any, g: GraphBuilder, x: str, vector: bool) -> str:
+    """``x @ coef_.T + intercept_`` as scikit-learn computes it; 1-D when ``vector``."""
     coef = np.asarray(model.coef_, dtype=np.float64)
     matrix = coef.reshape(-1, 1) if coef.ndim == 1 else coef.T
     out = g.op("MatMul", [x, g.const(matrix, "coef")], hint="linear")
     out = g.op("Add", [out, g.const(np.atleast_1d(model.intercept_), "intercept")], hint="linear")
-    return g.as_vector(out) if coef.ndim == 1 else out
+    return g.as_vector(out) if vector else out
