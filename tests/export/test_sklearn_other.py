@@ -504,3 +504,48 @@ def test_a_stack_over_scores_of_linear_classifiers_exports():
     stack = ww.Stack(base, LogisticRegression(), cv=3).fit(X, y)  # stack_method "auto": the SVC's decision_function
     report = ww.onnx.check_parity(stack, ww.to_onnx(stack), X)
     assert report.outputs["predict"].rows_differ == 0 and report.outputs["predict_proba"].max_abs <= 1e-12
+
+
+def test_support_vector_classifiers_export_labels_of_a_known_rank():
+    # skl2onnx's SVMClassifier leaves the label's shape to the runtime: its rank is read from the model natively
+    import warnings as _warnings
+
+    from sklearn.datasets import load_iris
+    from sklearn.discriminant_analysis import QuadraticDiscriminantAnalysis
+    from sklearn.svm import SVC, NuSVC
+
+    X, y = load_iris(return_X_y=True)
+    for model in (SVC(), NuSVC(), QuadraticDiscriminantAnalysis()):
+        with _warnings.catch_warnings():
+            _warnings.simplefilter("ignore")
+            model.fit(X, y)
+        exported = ww.to_onnx(model, X_sample=X[:3])
+        label = exported.graph.output[0]
+        assert label.name == "predict" and len(label.type.tensor_type.shape.dim) == 1
+        assert ww.onnx.check_parity(model, exported, X).outputs["predict"].rows_differ == 0
+    silent = SVC().fit(X, y)
+    silent.predict = lambda rows: 1 / 0  # its rank cannot be read natively either
+    with pytest.raises(ww.ExportError, match="Cannot tell the shape of output 'predict': .* Pass X_sample= with a few real rows"):
+        ww.to_onnx(silent, X_sample=X[:3])
+
+
+def test_a_converter_that_writes_an_invalid_graph_is_an_export_error():
+    from sklearn.base import BaseEstimator, RegressorMixin
+
+    from wirework.export.registry import register
+
+    class Broken(RegressorMixin, BaseEstimator):
+        def fit(self, X, y):
+            self.n_features_in_ = np.shape(X)[1]
+            return self
+
+        def predict(self, X):
+            return np.zeros(len(X))
+
+    @register(Broken, methods=lambda model: ("predict",))
+    def _convert_broken(model, method, g, x):
+        return g.op("Add", [x], hint="one_operand")  # Add takes two
+
+    model = Broken().fit(np.zeros((3, 2)), np.zeros(3))
+    with pytest.raises(ww.ExportError, match="The exported graph of Broken is not a valid ONNX model"):
+        ww.to_onnx(model, X_sample=np.zeros((2, 2)))

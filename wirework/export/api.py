@@ -288,7 +288,8 @@ def to_onnx(
                 f"its converter exports {', '.join(available) or 'nothing'}."
             )
         values = {method: converter.convert(obj, method, g, x) for method in wanted}
-        kinds = {}  # found by ONNX shape inference when the model is finished
+        kinds = {}  # found by ONNX shape inference when the model is finished (the rank natively, if it cannot)
+        g.ranks.update(_native_ranks(obj, wanted, X_sample, names, categories))
     for method, value in values.items():
         g.add_output(value, method, *kinds.get(method, (None, None)))
     g.metadata[_METADATA_KEY] = json.dumps(
@@ -303,8 +304,37 @@ def to_onnx(
         sort_keys=True,
     )
     model = g.to_model()
-    g.onnx.checker.check_model(model, full_check=True)
+    try:
+        g.onnx.checker.check_model(model, full_check=True)
+    except Exception as error:  # a converter wrote what ONNX does not accept: say so, with ONNX's reason
+        raise ExportError(
+            f"The exported graph of {type(obj).__name__} is not a valid ONNX model ({brief(error)}). "
+            "Export the network up to the model at fault, or replace it."
+        ) from error
     return model
+
+
+def _native_ranks(obj: Any, methods: Sequence[str], X_sample: Any, names: list[str], categories: dict) -> dict[str, int]:
+    """The rank of each exported method's output of a bare model, from its native output on a few rows
+    (``X_sample``, else zeros), for outputs whose shape ONNX shape inference cannot tell (skl2onnx's SVMs);
+    a method whose native call fails is left out."""
+    if X_sample is not None:
+        from wirework.graph.data import n_rows, take_rows
+
+        sample = take_rows(X_sample, np.arange(min(2, n_rows(X_sample))))
+    else:
+        sample = _zeros(obj, names, categories)
+    ranks = {}
+    for method in methods:
+        try:
+            ranks[method] = int(np.ndim(_dense(getattr(obj, method)(sample))))
+        except Exception:  # e.g. zeros a model refuses (a Box-Cox needs positive values)
+            continue
+    return ranks
+
+
+def _dense(value: Any) -> Any:
+    return value.toarray() if hasattr(value, "toarray") else value
 
 
 def save_onnx(obj: Any, path: str | os.PathLike, X_sample: Any = None, **options: Any) -> Path:

@@ -78,6 +78,7 @@ class GraphBuilder:
         self.inputs: list = []
         self.outputs: list = []
         self.metadata: dict[str, str] = {}
+        self.ranks: dict[str, int] = {}  # rank of an untyped output, where shape inference cannot tell it
         self.memo: dict = {}  # converters keep per-graph work here (a sub-model converted once)
         self._used: set[str] = set()
         self._consts: dict[tuple, str] = {}
@@ -276,7 +277,7 @@ class GraphBuilder:
         )
         model.ir_version = 10
         if any(not o.HasField("type") for o in self.outputs):
-            _infer_output_types(onnx, model)
+            _infer_output_types(onnx, model, self.ranks)
         for key in sorted(self.metadata):
             entry = model.metadata_props.add()
             entry.key, entry.value = key, self.metadata[key]
@@ -332,8 +333,9 @@ def _names_read(nodes: Sequence) -> list[str]:
     return names
 
 
-def _infer_output_types(onnx: Any, model: Any) -> None:
-    """Fill in the type of each untyped graph output from ONNX shape inference (batch dimension ``N``)."""
+def _infer_output_types(onnx: Any, model: Any, ranks: Mapping[str, int]) -> None:
+    """Fill in the type of each untyped graph output from ONNX shape inference (batch dimension ``N``); an
+    output whose shape inference cannot tell gets the rank in ``ranks``, its dimensions free but the first."""
     try:
         inferred = onnx.shape_inference.infer_shapes(model)
     except Exception as exc:
@@ -346,6 +348,14 @@ def _infer_output_types(onnx: Any, model: Any) -> None:
         if typed is None or not typed.type.tensor_type.elem_type:
             raise ExportError(f"Cannot tell the type of output {output.name!r}; give dtype= and shape=.")
         output.type.CopyFrom(typed.type)
+        if not output.type.tensor_type.HasField("shape"):
+            if output.name not in ranks:
+                raise ExportError(
+                    f"Cannot tell the shape of output {output.name!r}: ONNX shape inference does not give it, and "
+                    f"the model's own {output.name} failed on the sample rows. Pass X_sample= with a few real rows."
+                )
+            for _ in range(ranks[output.name]):
+                output.type.tensor_type.shape.dim.add()
         dims = output.type.tensor_type.shape.dim
         if len(dims):
             dims[0].Clear()
