@@ -27,6 +27,7 @@ from typing import Any
 import numpy as np
 
 from wirework.errors import ExportError, NotTrainedError
+from wirework.export import elementwise
 from wirework.export.builder import UNKNOWN_CODE, GraphBuilder
 from wirework.export.registry import converter_for
 from wirework.graph import library
@@ -150,6 +151,18 @@ def _getitem(cx: Context, node: StaticNode) -> str:
     return g.take_columns(cx.names[table], indices)
 
 
+def _elementwise(function: Callable) -> Callable[[Context, StaticNode], str]:
+    def lower_elementwise(cx: Context, node: StaticNode) -> str:
+        if len(node.args) != 1 or node.kwargs or not isinstance(node.args[0], Node):
+            raise ExportError(
+                f"{function.__name__} of {node.label!r} cannot be exported: only one node, without keyword "
+                "arguments, can be."
+            )
+        return elementwise.FUNCTIONS[function](cx.g, cx.floats(node.args[0]))
+
+    return lower_elementwise
+
+
 LOWERINGS: dict[Callable, Callable[[Context, StaticNode], str]] = {
     library.hcat.__wrapped__: _hcat,
     library.mean.__wrapped__: _mean,
@@ -159,6 +172,7 @@ LOWERINGS: dict[Callable, Callable[[Context, StaticNode], str]] = {
     operator.truediv: _binary("Div"),
     operator.neg: _neg,
     operator.getitem: _getitem,
+    **{function: _elementwise(function) for function in elementwise.FUNCTIONS},
 }
 
 
@@ -277,7 +291,7 @@ def lower(
                 raise ExportError(
                     f"Static node {item.label!r} ({getattr(item.function, '__qualname__', item.function)!r}) "
                     "has no ONNX lowering. Supported: hcat, mean, + - * /, negation, column selection, "
-                    "and the recipes' own operations."
+                    f"{elementwise.names()}, and the recipes' own operations."
                 )
             names[item] = lowering(cx, item)
         else:  # pragma: no cover - every node is one of the three kinds

@@ -13,8 +13,7 @@ it, in either precision, where skl2onnx's float32 form is an untyped
 averages), ``StandardScaler`` both ways (``inverse_transform`` is the last
 step of a target transform), ``FunctionTransformer`` both ways when its
 functions are none (the identity) or NumPy functions with an ONNX operator
-(``np.log``, ``np.exp``, ``np.sqrt``, ``np.square``, ``np.negative``; ``np.log1p`` and ``np.expm1``
-in Kahan's accurate forms),
+(see :mod:`wirework.export.elementwise`),
 ``PowerTransformer`` (Yeo-Johnson, both ways), ``SimpleImputer``, ``MissingIndicator``, ``KBinsDiscretizer`` and ``PolynomialFeatures`` (skl2onnx's forms do not run
 in float64; ours compute scikit-learn's very numbers), ``OneHotEncoder`` and
 ``OrdinalEncoder`` (string columns read as category codes; what each value becomes is read back
@@ -52,6 +51,7 @@ from sklearn.preprocessing import (
 )
 
 from wirework.errors import ExportError, brief
+from wirework.export import elementwise
 from wirework.export.builder import ML_OPSET, OPSET, GraphBuilder, is_missing
 from wirework.export.heads import class_values, labels
 from wirework.export.registry import Converter, converter_for, register, register_fallback
@@ -417,13 +417,9 @@ def _convert_bins(model: KBinsDiscretizer, method: str, g: GraphBuilder, x: str)
     return converter_for(model._encoder).convert(model._encoder, "transform", g, bins)
 
 
-#: NumPy functions a ``FunctionTransformer`` may apply, as the ONNX operator computing each elementwise.
-_ELEMENTWISE = {np.log: "Log", np.exp: "Exp", np.sqrt: "Sqrt", np.negative: "Neg"}
-
-
 @register(FunctionTransformer, methods=lambda model: ("transform", "inverse_transform"))
 def _convert_function_transformer(model: FunctionTransformer, method: str, g: GraphBuilder, x: str) -> str:
-    # the functions of a target transform: the identity (no function), or one NumPy function with an operator
+    # the functions of a target transform: the identity (no function), or one NumPy function exported elementwise
     function = model.func if method == "transform" else model.inverse_func
     if function is None:
         return x
@@ -432,46 +428,13 @@ def _convert_function_transformer(model: FunctionTransformer, method: str, g: Gr
             f"FunctionTransformer.{method}() passes keyword arguments to its function, which cannot be exported. "
             "Use a function without them."
         )
-    if function is np.square:
-        return g.op("Mul", [x, x], hint="squared")
-    if function is np.log1p:
-        return _log1p(g, x)
-    if function is np.expm1:
-        return _expm1(g, x)
-    op_type = _ELEMENTWISE.get(function)
-    if op_type is None:
-        known = ", ".join(f"np.{f.__name__}" for f in [*_ELEMENTWISE, np.square, np.log1p, np.expm1])
+    lowering = elementwise.FUNCTIONS.get(function)
+    if lowering is None:
         raise ExportError(
             f"FunctionTransformer.{method}() applies {getattr(function, '__qualname__', repr(function))}, which has "
-            f"no ONNX operator here. Exported: no function (the identity), {known}."
+            f"no ONNX operator here. Exported: no function (the identity), {elementwise.names()}."
         )
-    return g.op(op_type, [x], hint=op_type.lower())
-
-
-# ONNX has no log1p or expm1. Kahan's forms keep their accuracy near 0, where log(1 + x) and exp(x) - 1
-# lose every digit: within 3 ulps of NumPy's on values from 1e-300 to 1e300 (not bit for bit, as Log and Exp
-# themselves are not).
-
-
-def _log1p(g: GraphBuilder, x: str) -> str:
-    """``np.log1p``: ``u = 1 + x``; ``x`` where ``u == 1``, else ``log(u) * (x / (u - 1))``; ``+inf`` at ``+inf``."""
-    one = g.const(np.ones(1), "one")
-    u = g.op("Add", [x, one], hint="log1p_u")
-    product = g.op("Mul", [g.op("Log", [u]), g.op("Div", [x, g.op("Sub", [u, one])])], hint="log1p")
-    near = g.op("Where", [g.op("Equal", [u, one]), x, product], hint="log1p")
-    return g.op("Where", [g.op("IsInf", [u], detect_negative=0), u, near], hint="log1p")
-
-
-def _expm1(g: GraphBuilder, x: str) -> str:
-    """``np.expm1``: ``u = exp(x)``; ``x`` where ``u == 1``, ``-1`` where ``u - 1 == -1``, else
-    ``(u - 1) * (x / log(u))``; ``+inf`` where ``u`` is."""
-    one = g.const(np.ones(1), "one")
-    u = g.op("Exp", [x], hint="expm1_u")
-    less = g.op("Sub", [u, one], hint="expm1_d")
-    product = g.op("Mul", [less, g.op("Div", [x, g.op("Log", [u])])], hint="expm1")
-    near = g.op("Where", [g.op("Equal", [u, one]), x, product], hint="expm1")
-    low = g.op("Where", [g.op("Equal", [less, g.const(-np.ones(1), "minus_one")]), less, near], hint="expm1")
-    return g.op("Where", [g.op("IsInf", [u]), u, low], hint="expm1")
+    return lowering(g, x)
 
 
 @register(PowerTransformer, methods=lambda model: ("transform", "inverse_transform"))
@@ -504,11 +467,11 @@ def _yeo_johnson(g: GraphBuilder, x: str, lambdas: np.ndarray) -> str:
     ``-expm1((2 - lambda) * log1p(-x)) / (2 - lambda)``."""
     zero, two = _lambda_masks(lambdas)
     lam, rest = g.const(lambdas, "lambdas"), g.const(2.0 - lambdas, "two_minus_lambdas")
-    above = _log1p(g, x)
-    general = g.op("Div", [_expm1(g, g.op("Mul", [lam, above])), lam], hint="yeo_johnson")
+    above = elementwise.log1p(g, x)
+    general = g.op("Div", [elementwise.expm1(g, g.op("Mul", [lam, above])), lam], hint="yeo_johnson")
     positive = g.op("Where", [g.const(zero, "lambda_zero", dtype=np.bool_), above, general], hint="yeo_johnson")
-    below = _log1p(g, g.op("Neg", [x]))
-    general = g.op("Div", [g.op("Neg", [_expm1(g, g.op("Mul", [rest, below]))]), rest], hint="yeo_johnson")
+    below = elementwise.log1p(g, g.op("Neg", [x]))
+    general = g.op("Div", [g.op("Neg", [elementwise.expm1(g, g.op("Mul", [rest, below]))]), rest], hint="yeo_johnson")
     negative = g.op("Where", [g.const(two, "lambda_two", dtype=np.bool_), g.op("Neg", [below]), general], hint="yeo_johnson")
     at_least_zero = g.op("GreaterOrEqual", [x, g.const(np.zeros(1), "zero")])
     return g.op("Where", [at_least_zero, positive, negative], hint="yeo_johnson")
