@@ -346,7 +346,10 @@ def _infer_output_types(onnx: Any, model: Any, ranks: Mapping[str, int]) -> None
             continue
         typed = found.get(output.name)
         if typed is None or not typed.type.tensor_type.elem_type:
-            raise ExportError(f"Cannot tell the type of output {output.name!r}; give dtype= and shape=.")
+            raise ExportError(
+                f"Cannot tell the type of output {output.name!r}: ONNX shape inference does not give it. Export the "
+                "network up to the model that computes it, or replace that model."
+            )
         output.type.CopyFrom(typed.type)
         if not output.type.tensor_type.HasField("shape"):
             if output.name not in ranks:
