@@ -14,7 +14,7 @@ averages), ``StandardScaler`` both ways (``inverse_transform`` is the last
 step of a target transform), ``FunctionTransformer`` both ways when its
 functions are none (the identity) or NumPy functions with an ONNX operator
 (see :mod:`wirework.export.elementwise`),
-``PowerTransformer`` (Yeo-Johnson, both ways), ``SimpleImputer``, ``MissingIndicator``, ``KBinsDiscretizer`` and ``PolynomialFeatures`` (skl2onnx's forms do not run
+``PowerTransformer`` (Yeo-Johnson and Box-Cox, both ways), ``SimpleImputer``, ``MissingIndicator``, ``KBinsDiscretizer`` and ``PolynomialFeatures`` (skl2onnx's forms do not run
 in float64; ours compute scikit-learn's very numbers), ``OneHotEncoder`` and
 ``OrdinalEncoder`` (string columns read as category codes; what each value becomes is read back
 from the fitted encoder, infrequent groups included), ``PCA`` and
@@ -439,20 +439,20 @@ def _convert_function_transformer(model: FunctionTransformer, method: str, g: Gr
 
 @register(PowerTransformer, methods=lambda model: ("transform", "inverse_transform"))
 def _convert_power(model: PowerTransformer, method: str, g: GraphBuilder, x: str) -> str:
-    # Yeo-Johnson as SciPy computes it (log1p and expm1 in the forms above, so within a few ulps), then the
-    # fitted StandardScaler; the inverse as scikit-learn computes it (np.power and np.exp), after un-scaling
-    if model.method != "yeo-johnson":
-        raise ExportError(
-            f"PowerTransformer(method={model.method!r}) cannot be exported: only the Yeo-Johnson transform is. "
-            "Use method='yeo-johnson', which also takes zero and negative values."
-        )
+    # Yeo-Johnson and Box-Cox as SciPy computes them (log1p and expm1 in elementwise's forms, so within a few
+    # ulps), then the fitted StandardScaler; Yeo-Johnson's inverse as scikit-learn computes it (np.power and
+    # np.exp), Box-Cox's as SciPy's inv_boxcox, after un-scaling
+    forward, backward = {"yeo-johnson": (_yeo_johnson, _yeo_johnson_inverse), "box-cox": (_box_cox, _box_cox_inverse)}[
+        model.method
+    ]
+    lambdas = np.asarray(model.lambdas_, dtype=np.float64)
     scaler = model._scaler if model.standardize else None
     if method == "transform":
-        out = _yeo_johnson(g, x, np.asarray(model.lambdas_, dtype=np.float64))
+        out = forward(g, x, lambdas)
         return converter_for(scaler).convert(scaler, "transform", g, out) if scaler is not None else out
     if scaler is not None:
         x = converter_for(scaler).convert(scaler, "inverse_transform", g, x)
-    return _yeo_johnson_inverse(g, x, np.asarray(model.lambdas_, dtype=np.float64))
+    return backward(g, x, lambdas)
 
 
 def _lambda_masks(lambdas: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -495,6 +495,46 @@ def _yeo_johnson_inverse(g: GraphBuilder, x: str, lambdas: np.ndarray) -> str:
     negative = g.op("Where", [g.const(two, "lambda_two", dtype=np.bool_), exponential, general], hint="yeo_johnson_inverse")
     at_least_zero = g.op("GreaterOrEqual", [x, g.const(np.zeros(1), "zero")])
     return g.op("Where", [at_least_zero, positive, negative], hint="yeo_johnson_inverse")
+
+
+def _lambda_constants(g: GraphBuilder, lambdas: np.ndarray, zero: np.ndarray) -> tuple[str, str, str, str]:
+    """Per column: lambda, its sign, log|lambda| and 1 / lambda (1 where lambda takes the other form)."""
+    safe = np.where(zero, 1.0, lambdas)
+    return (
+        g.const(lambdas, "lambdas"),
+        g.const(np.copysign(1.0, lambdas), "lambda_signs"),
+        g.const(np.log(np.abs(safe)), "log_lambdas"),
+        g.const(1.0 / safe, "inverse_lambdas"),
+    )
+
+
+def _box_cox(g: GraphBuilder, x: str, lambdas: np.ndarray) -> str:
+    """SciPy's ``boxcox(x, lmbda)`` column by column: ``log(x)`` where ``|lambda| < 1e-19``; else, with
+    ``t = lambda * log(x)``, ``expm1(t) / lambda`` where ``t < 709.78``, and
+    ``sign(lambda) * exp(t - log|lambda|) - 1 / lambda`` above (where the first form overflows)."""
+    zero = np.abs(lambdas) < 1e-19
+    lam, sign, log_lam, inverse = _lambda_constants(g, lambdas, zero)
+    logged = g.op("Log", [x], hint="box_cox")
+    t = g.op("Mul", [lam, logged], hint="box_cox")
+    usual = g.op("Div", [elementwise.expm1(g, t), lam], hint="box_cox")
+    large = g.op("Sub", [g.op("Mul", [sign, g.op("Exp", [g.op("Sub", [t, log_lam])])]), inverse], hint="box_cox")
+    out = g.op("Where", [g.op("Less", [t, g.const(np.array([709.78]), "box_cox_limit")]), usual, large], hint="box_cox")
+    return g.op("Where", [g.const(zero, "lambda_zero", dtype=np.bool_), logged, out], hint="box_cox")
+
+
+def _box_cox_inverse(g: GraphBuilder, x: str, lambdas: np.ndarray) -> str:
+    """SciPy's ``inv_boxcox(x, lmbda)`` column by column: ``exp(x)`` where lambda is 0; else, with
+    ``u = lambda * x``, ``exp(log1p(u) / lambda)`` where ``u < 1.79e308``, and
+    ``exp((log(sign(lambda) * (x + 1 / lambda)) + log|lambda|) / lambda)`` above."""
+    zero = lambdas == 0
+    lam, sign, log_lam, inverse = _lambda_constants(g, lambdas, zero)
+    u = g.op("Mul", [lam, x], hint="box_cox_inverse")
+    usual = g.op("Exp", [g.op("Div", [elementwise.log1p(g, u), lam])], hint="box_cox_inverse")
+    shifted = g.op("Log", [g.op("Mul", [sign, g.op("Add", [x, inverse])])])
+    large = g.op("Exp", [g.op("Div", [g.op("Add", [shifted, log_lam]), lam])], hint="box_cox_inverse")
+    limit = g.const(np.array([1.79e308]), "box_cox_inverse_limit")
+    out = g.op("Where", [g.op("Less", [u, limit]), usual, large], hint="box_cox_inverse")
+    return g.op("Where", [g.const(zero, "lambda_zero", dtype=np.bool_), g.op("Exp", [x]), out], hint="box_cox_inverse")
 
 
 def _missing(g: GraphBuilder, x: str, missing_values: Any) -> str:
