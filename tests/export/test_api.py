@@ -126,6 +126,15 @@ def test_bad_requests_are_refused(iris_tree):
         feed(ww.to_onnx(tree), X[:, :2])
     with pytest.raises(ExportError, match="no wirework input signature"):
         input_signature(onnx.ModelProto())
+    with pytest.raises(ExportError, match="Expected an ONNX ModelProto written by ww.to_onnx.*Received: ndarray"):
+        feed(X, X)  # the arguments swapped
+    with pytest.raises(ExportError, match=r"methods must be a list of method names.*Received: 'predict'"):
+        ww.to_onnx(tree, methods="predict")
+    with pytest.raises(ExportError, match="X_sample has 2 columns, but DecisionTreeClassifier takes 4"):
+        ww.to_onnx(tree, X_sample=X[:3, :2])
+    pipe = ww.Pipeline([("tree", DecisionTreeClassifier(max_depth=2))]).fit(X, np.arange(len(X)) % 2)
+    with pytest.raises(ExportError, match="X_sample has 2 columns, but Pipeline takes 4"):
+        ww.to_onnx(pipe, X_sample=X[:3, :2])
     assert issubclass(ExportError, ValueError) and issubclass(ExportError, ww.WireworkError)
 
 

@@ -260,6 +260,8 @@ def to_onnx(
     True
     """
     g = GraphBuilder(resolve_dtype(dtype), name or type(obj).__name__)
+    if isinstance(methods, str) or (methods is not None and not all(isinstance(m, str) for m in methods)):
+        raise ExportError(f"methods must be a list of method names, such as ['predict']. Received: {methods!r}.")
     outputs = _network_outputs(obj, methods)
     if outputs and X_sample is None:
         X_sample = _bound_sample(outputs)
@@ -268,6 +270,12 @@ def to_onnx(
     else:
         converter = converter_for(obj)
         n_features = converter.n_features(obj)
+    expected = getattr(obj, "n_features_in_", None) if outputs else n_features
+    if X_sample is not None and expected is not None and np.ndim(X_sample) == 2 and np.shape(X_sample)[1] != expected:
+        raise ExportError(
+            f"X_sample has {np.shape(X_sample)[1]} columns, but {type(obj).__name__} takes {int(expected)}. "
+            "Pass a few rows of the data it was trained on."
+        )
     names = _column_names(obj, X_sample, n_features)
     categories, recode = _categories_of(obj, outputs)
     x = _input_section(g, inputs, names, categories)
@@ -364,6 +372,10 @@ def save_onnx(obj: Any, path: str | os.PathLike, X_sample: Any = None, **options
 
 def input_signature(model: Any) -> dict:
     """The input layout an exported file expects (``layout``, ``dtype``, ``columns``)."""
+    if not hasattr(model, "metadata_props"):
+        raise ExportError(
+            f"Expected an ONNX ModelProto written by ww.to_onnx (or read with onnx.load). Received: {type(model).__name__}."
+        )
     for entry in model.metadata_props:
         if entry.key == _METADATA_KEY:
             return json.loads(entry.value)
