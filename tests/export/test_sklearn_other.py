@@ -296,9 +296,11 @@ def test_feed_codes_unseen_values_apart_from_missing_ones():
     encode = ColumnTransformer([("cats", OneHotEncoder(sparse_output=False), ["pressure"])], remainder="passthrough")
     pipe = ww.Pipeline([("columns", encode), ("ridge", Ridge())]).fit(X, TARGET)
     model = ww.to_onnx(pipe, X_sample=X.iloc[:5])
-    codes = ww.onnx.feed(model, _unknown_and_missing()[["pressure", "s1"]])["X"][:, 0]
-    assert codes[0] == codes[3] == ww.onnx.UNKNOWN_CODE and np.isnan(codes[1]) and np.isnan(codes[4])
-    assert codes[2] == 0 and codes[5] == 2
+    rows = _unknown_and_missing()[["pressure", "s1"]]
+    for dtype in (object, "string", "category"):  # missing as None, pd.NA, NaN
+        codes = ww.onnx.feed(model, rows.assign(pressure=rows["pressure"].astype(dtype)))["X"][:, 0]
+        assert codes[0] == codes[3] == ww.onnx.UNKNOWN_CODE and np.isnan(codes[1]) and np.isnan(codes[4]), dtype
+        assert codes[2] == 0 and codes[5] == 2
 
 
 def test_one_hot_codes_and_lightgbm_categories_numbered_differently_in_one_stack():
