@@ -103,10 +103,7 @@ def _inner(model: Any) -> Any:
 
 def _convert_seeded(model: Seeded, method: str, g: Any, x: str, sample: Any = None) -> str:
     inner = _inner(model)
-    converter = converter_for(inner)
-    if converter.takes_sample:
-        return converter.convert(inner, method, g, x, sample=sample)
-    return converter.convert(inner, method, g, x)
+    return converter_for(inner).apply(inner, method, g, x, sample=sample)
 
 
 register(

@@ -250,11 +250,12 @@ class Bagging(WeightedFit, Composite):
         labels = machine(LabelEncoder(), y, name="labels") if classifier else None
         target: Node = labels.transform(y) if labels is not None else y
         data = (X, target) if sample_weight is None else (X, target, sample_weight)
-        seeds = _ops.private_rng(self.random_state).randint(np.iinfo(np.int32).max, size=self.n_estimators)
+        drawn_seeds = _ops.private_rng(self.random_state).randint(np.iinfo(np.int32).max, size=self.n_estimators)
+        seeds = tuple(map(int, drawn_seeds))
         seeded = "random_state" in self.estimator.get_params(deep=False)
         subspaces = not (isinstance(self.max_features, float) and self.max_features == 1.0)
         members, inputs, drawn = [], [], []
-        for k, seed in enumerate(map(int, seeds)):
+        for k, seed in enumerate(seeds):
             rows = node(_ops.bootstrap_rows, target, seed, self.max_samples, classifier, self.bootstrap)
             model = Seeded(self.estimator, seed) if seeded else self.estimator
             seen = node(_ops.member_columns, X, seed=seed, max_features=self.max_features) if subspaces else X
@@ -264,7 +265,7 @@ class Bagging(WeightedFit, Composite):
             drawn.append(rows)
         report = {}
         if subspaces:
-            report["features"] = node(_ops.feature_sets, X, seeds=tuple(map(int, seeds)), max_features=self.max_features)
+            report["features"] = node(_ops.feature_sets, X, seeds=seeds, max_features=self.max_features)
         if self.oob_score:
             predicted = [m.predict_proba(x) if classifier else m.predict(x) for m, x in zip(members, inputs)]
             oob = node(_ops.out_of_bag, target, *drawn, *predicted, classes=classifier)

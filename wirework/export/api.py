@@ -36,7 +36,7 @@ import numpy as np
 import pandas as pd
 
 from wirework.errors import ExportError, NotTrainedError, StorageError, brief
-from wirework.export.builder import UNKNOWN_CODE, GraphBuilder, is_missing, resolve_dtype
+from wirework.export.builder import UNKNOWN_CODE, GraphBuilder, dense, is_missing, resolve_dtype
 from wirework.export.heads import class_values
 from wirework.export.registry import converter_for
 
@@ -335,14 +335,11 @@ def _native_ranks(obj: Any, methods: Sequence[str], X_sample: Any, names: list[s
     ranks = {}
     for method in methods:
         try:
-            ranks[method] = int(np.ndim(_dense(getattr(obj, method)(sample))))
+            ranks[method] = int(np.ndim(dense(getattr(obj, method)(sample))))
         except Exception:  # e.g. zeros a model refuses (a Box-Cox needs positive values)
             continue
     return ranks
 
-
-def _dense(value: Any) -> Any:
-    return value.toarray() if hasattr(value, "toarray") else value
 
 
 def save_onnx(obj: Any, path: str | os.PathLike, X_sample: Any = None, **options: Any) -> Path:

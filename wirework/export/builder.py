@@ -17,13 +17,18 @@ import pandas as pd
 
 from wirework.errors import ExportError
 
-__all__ = ["GraphBuilder", "OPSET", "ML_OPSET", "ML_DOMAIN", "UNKNOWN_CODE", "is_missing"]
+__all__ = ["GraphBuilder", "OPSET", "ML_OPSET", "ML_DOMAIN", "UNKNOWN_CODE", "dense", "is_missing"]
 
 OPSET = 21
 ML_OPSET = 5
 ML_DOMAIN = "ai.onnx.ml"
 #: The input code of a categorical value never seen in training (a missing value's code is NaN).
 UNKNOWN_CODE = -1.0
+
+
+def dense(value: Any) -> np.ndarray:
+    """A native value as an array: a sparse matrix (a one-hot encoding, say) made dense, as the file gives it."""
+    return np.asarray(value.toarray() if hasattr(value, "toarray") else value)
 
 
 def is_missing(value: Any) -> bool:

@@ -8,7 +8,7 @@ import numpy as np
 
 from wirework.export.builder import GraphBuilder
 
-__all__ = ["vector", "add_base", "two_columns", "labels", "class_values"]
+__all__ = ["vector", "add_base", "two_columns", "labels", "binary_labels", "class_at", "class_values"]
 
 
 def vector(g: GraphBuilder, scores: str) -> str:
@@ -40,11 +40,22 @@ def class_values(classes: Any) -> np.ndarray:
     return classes.astype(str)
 
 
-def labels(g: GraphBuilder, probabilities: str, classes: Any) -> str:
-    """The class of the largest column of each row (the first one on ties, as numpy's ``argmax``)."""
-    index = g.op("ArgMax", [probabilities], axis=1, keepdims=0, hint="class_index")
+def class_at(g: GraphBuilder, index: str, classes: Any) -> str:
+    """``classes[index]`` for a 1-D int64 ``index`` (the index itself when the classes are ``0..K-1``)."""
     values = class_values(classes)
     if values.dtype.kind == "i" and np.array_equal(values, np.arange(len(values))):
         return index
     constant = g.const(values, "classes", dtype=values.dtype if values.dtype.kind == "f" else None)
     return g.op("Gather", [constant, index], axis=0, hint="label")
+
+
+def labels(g: GraphBuilder, probabilities: str, classes: Any) -> str:
+    """The class of the largest column of each row (the first one on ties, as numpy's ``argmax``)."""
+    return class_at(g, g.op("ArgMax", [probabilities], axis=1, keepdims=0, hint="class_index"), classes)
+
+
+def binary_labels(g: GraphBuilder, raw: str, classes: Any, *, strict: bool) -> str:
+    """``classes[1]`` where the ``[N, 1]`` (or 1-D) raw score is ``> 0`` (``strict``) or ``>= 0``, else ``classes[0]``."""
+    zero = g.const(np.zeros(1), "zero")
+    positive = g.op("Greater" if strict else "GreaterOrEqual", [vector(g, raw), zero], hint="positive")
+    return class_at(g, g.cast(positive, np.int64), classes)

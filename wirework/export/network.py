@@ -218,10 +218,7 @@ def _dynamic(cx: Context, node: DynamicNode) -> str:
         if key not in cx.g.memo:
             cx.g.memo[key] = _recoded(cx, x, np.shape(cx.sample[parent])[1], cx.recode[id(model)])
         x = cx.g.memo[key]
-    if converter.takes_sample:
-        out = converter.convert(model, node.operation, cx.g, x, sample=cx.sample[parent])
-    else:
-        out = converter.convert(model, node.operation, cx.g, x)
+    out = converter.apply(model, node.operation, cx.g, x, sample=cx.sample[parent])
     if np.ndim(cx.sample[node]) == 1:
         out = cx.g.as_vector(out)
     return out

@@ -10,10 +10,10 @@ from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
-import scipy.sparse as sp
 
 from wirework.errors import ExportError
 from wirework.export.api import feed
+from wirework.export.builder import dense
 
 __all__ = ["ParityReport", "OutputParity", "check_parity", "session"]
 
@@ -83,18 +83,14 @@ def _native(obj: Any, method: str, X: Any) -> np.ndarray:
     from wirework.graph.nodes import Node
 
     if isinstance(obj, Node):
-        return _dense(obj(X))
+        return dense(obj(X))
     if hasattr(obj, "items") and not hasattr(obj, method):  # a signature
-        return _dense(obj[method](X))
+        return dense(obj[method](X))
     function = getattr(obj, method, None)
     if function is None:
         raise ExportError(f"{type(obj).__name__} has no {method}() to compare the file's output {method!r} with.")
-    return _dense(function(X))
+    return dense(function(X))
 
-
-def _dense(value: Any) -> np.ndarray:
-    """A native output as an array: a sparse matrix (a one-hot encoding, say) becomes dense, as the file gives it."""
-    return np.asarray(value.toarray() if sp.issparse(value) else value)
 
 
 def _compare(native: np.ndarray, exported: np.ndarray) -> OutputParity:

@@ -73,6 +73,12 @@ class Converter:
     categories: Callable[[Any], Mapping[int, np.ndarray]] = field(default=_no_categories)
     takes_sample: bool = False
 
+    def apply(self, model: Any, method: str, g: Any, x: str, sample: Any = None) -> str:
+        """``convert``, given the input's native ``sample`` when it takes one."""
+        if self.takes_sample:
+            return self.convert(model, method, g, x, sample=sample)
+        return self.convert(model, method, g, x)
+
 
 _REGISTRY: dict[type, Converter] = {}
 _FALLBACKS: dict[str, Converter] = {}

@@ -43,7 +43,7 @@ from sklearn.ensemble import HistGradientBoostingClassifier, HistGradientBoostin
 
 from wirework.errors import ExportError
 from wirework.export.builder import GraphBuilder
-from wirework.export.heads import labels, vector
+from wirework.export.heads import binary_labels, labels, vector
 from wirework.export.registry import register
 from wirework.export.trees import Mode, Tree, single_leaf, tree_ensemble
 
@@ -225,7 +225,7 @@ def convert_hist_gradient_boosting(model: Any, method: str, g: GraphBuilder, x: 
         raise ExportError(
             f"{type(model).__name__} with loss={model.loss!r} uses the link {link}, which has no ONNX converter."
         )
-    from wirework.export.sklearn_trees import binary_labels, probabilities, shared_scores
+    from wirework.export.sklearn_trees import probabilities, shared_scores
 
     def build() -> str:
         columns = _original_columns(model)

@@ -52,8 +52,8 @@ from sklearn.preprocessing import (
 
 from wirework.errors import ExportError, brief
 from wirework.export import elementwise
-from wirework.export.builder import ML_OPSET, OPSET, GraphBuilder, is_missing
-from wirework.export.heads import class_values, labels
+from wirework.export.builder import ML_OPSET, OPSET, GraphBuilder, dense, is_missing
+from wirework.export.heads import binary_labels, class_at, labels
 from wirework.export.registry import Converter, converter_for, register, register_fallback
 
 __all__: list[str] = []
@@ -158,13 +158,8 @@ register_fallback("sklearn", Converter(convert=_convert_fallback, methods=_metho
 
 @register(LabelEncoder, methods=lambda model: ("inverse_transform", "transform"), n_features=lambda model: 1)
 def _convert_label_encoder(model: LabelEncoder, method: str, g: GraphBuilder, x: str) -> str:
-    classes = class_values(model.classes_)
     if method == "inverse_transform":
-        index = g.cast(g.as_vector(x), np.int64)
-        if classes.dtype.kind == "i" and np.array_equal(classes, np.arange(len(classes))):
-            return index
-        table = g.const(classes, "classes", dtype=classes.dtype if classes.dtype.kind == "f" else None)
-        return g.op("Gather", [table, index], axis=0, hint="label")
+        return class_at(g, g.cast(g.as_vector(x), np.int64), model.classes_)
     raise ExportError("Exporting LabelEncoder.transform is not supported: feed encoded labels to the graph instead.")
 
 
@@ -338,7 +333,7 @@ def _encodings(model: OneHotEncoder | OrdinalEncoder) -> list[_Encoding]:
             f"Could not read the encoding of this {type(model).__name__} from its transform ({brief(error)}); "
             "it cannot be exported."
         ) from error
-    out = np.asarray(out.toarray() if hasattr(out, "toarray") else out, dtype=np.float64)
+    out = dense(out).astype(np.float64)
     widths = list(getattr(model, "_n_features_outs", [])) if onehot else [1] * len(columns)
     if len(widths) != len(columns) or sum(widths) != out.shape[1]:
         raise ExportError(
@@ -648,12 +643,7 @@ def _linear_classifier(model: Any, method: str, g: GraphBuilder, x: str) -> str:
     scores = _linear_scores(model, g, x, vector=two)
     if method == "decision_function":
         return scores
-    if not two:
-        return labels(g, scores, model.classes_)
-    index = g.cast(g.op("Greater", [scores, g.const(np.zeros(1), "zero")], hint="positive"), np.int64)
-    values = class_values(model.classes_)
-    table = g.const(values, "classes", dtype=values.dtype if values.dtype.kind == "f" else None)
-    return g.op("Gather", [table, index], axis=0, hint="label")
+    return binary_labels(g, scores, model.classes_, strict=True) if two else labels(g, scores, model.classes_)
 
 
 def _linear_scores(model: Any, g: GraphBuilder, x: str, vector: bool) -> str:

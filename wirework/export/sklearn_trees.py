@@ -47,7 +47,7 @@ from sklearn.tree import DecisionTreeClassifier, DecisionTreeRegressor, ExtraTre
 
 from wirework.errors import ExportError
 from wirework.export.builder import GraphBuilder
-from wirework.export.heads import class_values, labels, two_columns, vector
+from wirework.export.heads import binary_labels, labels, two_columns, vector
 from wirework.export.registry import register
 from wirework.export.trees import Mode, Tree, logistic, single_leaf, softmax, tree_ensemble
 
@@ -58,7 +58,6 @@ __all__ = [
     "regressor_methods",
     "probabilities",
     "shared_scores",
-    "binary_labels",
 ]
 
 _F32_MAX = float(np.finfo(np.float32).max)
@@ -179,18 +178,6 @@ def shared_scores(g: GraphBuilder, model: Any, x: str, build: Callable[[], str])
     if key not in g.memo:
         g.memo[key] = build()
     return g.memo[key]
-
-
-def binary_labels(g: GraphBuilder, raw: str, classes: Any, *, strict: bool) -> str:
-    """``classes[1]`` where the ``[N, 1]`` raw score is ``> 0`` (``strict``) or ``>= 0``, else ``classes[0]``."""
-    zero = g.const(np.zeros(1), "zero")
-    positive = g.op("Greater" if strict else "GreaterOrEqual", [vector(g, raw), zero], hint="positive")
-    index = g.cast(positive, np.int64)
-    values = class_values(classes)
-    if values.dtype.kind == "i" and np.array_equal(values, np.arange(len(values))):
-        return index
-    constant = g.const(values, "classes", dtype=values.dtype if values.dtype.kind == "f" else None)
-    return g.op("Gather", [constant, index], axis=0, hint="label")
 
 
 def _check_method(model: Any, method: str) -> None:
