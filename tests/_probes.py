@@ -56,3 +56,28 @@ class Brittle(RegressorMixin, BaseEstimator):
         if self.broken:
             raise KeyError("Brittle was told to break")
         return np.full(len(X), self.mean_)
+
+
+class CrossFitted(BaseEstimator):
+    """A transformer whose ``fit_transform`` gives the training rows another value than ``transform``
+    (``transform(X) + 1000``), as a cross-fitting encoder does; ``calls`` logs its real calls (in this process)."""
+
+    calls: list[str] = []
+
+    def __init__(self, shift: float = 0.0) -> None:
+        self.shift = shift
+
+    def fit(self, X: Any, y: Any = None, sample_weight: Any = None) -> CrossFitted:
+        CrossFitted.calls.append("fit")
+        self.mean_ = np.average(np.asarray(X, dtype=float), axis=0, weights=sample_weight)
+        return self
+
+    def transform(self, X: Any) -> Any:
+        CrossFitted.calls.append("transform")
+        return np.asarray(X, dtype=float) - self.mean_ + self.shift
+
+    def fit_transform(self, X: Any, y: Any = None) -> Any:
+        CrossFitted.calls.append("fit_transform")
+        self.fit(X, y)
+        CrossFitted.calls.pop()  # one call: fit_transform
+        return np.asarray(X, dtype=float) - self.mean_ + self.shift + 1000.0

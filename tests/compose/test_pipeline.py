@@ -3,23 +3,27 @@
 import warnings
 
 import numpy as np
+import pandas as pd
 import pytest
+import sklearn
 from _counting import Counting, fits
 from sklearn import config_context
-from sklearn.base import BaseEstimator, ClassifierMixin, RegressorMixin
+from sklearn.base import BaseEstimator, ClassifierMixin, RegressorMixin, clone
+from sklearn.compose import ColumnTransformer
 from sklearn.compose import TransformedTargetRegressor
 from sklearn.cluster import KMeans
 from sklearn.datasets import load_breast_cancer, load_diabetes, load_iris
-from sklearn.decomposition import PCA
+from sklearn.decomposition import NMF, PCA
 from sklearn.ensemble import IsolationForest
 from sklearn.feature_selection import SelectKBest, f_regression
 from sklearn.linear_model import Lasso, LogisticRegression, Ridge
 from sklearn.mixture import GaussianMixture
 from sklearn.neighbors import KernelDensity
-from sklearn.model_selection import GridSearchCV
+from sklearn.model_selection import GridSearchCV, KFold
 from sklearn.pipeline import Pipeline as SkPipeline
-from sklearn.preprocessing import QuantileTransformer, StandardScaler
+from sklearn.preprocessing import MinMaxScaler, PowerTransformer, QuantileTransformer, StandardScaler, TargetEncoder
 from sklearn.utils import all_estimators, get_tags
+from sklearn.utils.fixes import parse_version
 
 import wirework as ww
 from wirework.compose.pipeline import _kind_of
@@ -61,9 +65,11 @@ def test_target_transformer_equals_transformed_target_regressor():
     ours = ww.Pipeline([("scale", StandardScaler()), ("ridge", Ridge())], target_transformer=transformer)
     theirs = TransformedTargetRegressor(SkPipeline([("scale", StandardScaler()), ("ridge", Ridge())]), transformer=transformer)
     assert np.allclose(ours.fit(X_DATA, Y_DATA).predict(X_DATA), theirs.fit(X_DATA, Y_DATA).predict(X_DATA), atol=1e-9)
-    tt = ww.TransformedTarget(Ridge(), StandardScaler()).fit(X_DATA, Y_DATA)
-    reference = TransformedTargetRegressor(Ridge(), transformer=StandardScaler()).fit(X_DATA, Y_DATA)
-    assert np.array_equal(tt.predict(X_DATA), reference.predict(X_DATA))
+    for target in (StandardScaler(), PowerTransformer(), PowerTransformer(method="box-cox")):
+        # PowerTransformer trains by its own fit_transform here; scikit-learn fits, then transforms: the same values
+        tt = ww.TransformedTarget(Ridge(), target).fit(X_DATA, Y_DATA)
+        reference = TransformedTargetRegressor(Ridge(), transformer=target).fit(X_DATA, Y_DATA)
+        assert np.array_equal(tt.predict(X_DATA), reference.predict(X_DATA))
 
 
 def test_changing_the_last_step_refits_it_alone_without_recomputing_transforms():
@@ -77,6 +83,71 @@ def test_changing_the_last_step_refits_it_alone_without_recomputing_transforms()
     Counting.events.clear()
     pipe.set_params(pca__estimator__n_components=3).fit(X_DATA, Y_DATA)
     assert fits() == ["pca", "ridge"]
+
+
+def _encoded_diabetes():
+    """The diabetes data with age and bmi as string bands (30 and 12 levels) and two numbers: a target
+    encoder's data."""
+    frame = load_diabetes(as_frame=True).frame
+    X = pd.DataFrame({
+        "age": pd.qcut(frame["age"], 30, duplicates="drop").astype(str),
+        "bmi": pd.qcut(frame["bmi"], 12).astype(str),
+        "bp": frame["bp"],
+        "s5": frame["s5"],
+    })
+    return X, frame["target"].to_numpy()
+
+
+def _target_encoder():
+    if parse_version(sklearn.__version__) >= parse_version("1.9"):
+        return TargetEncoder(target_type="continuous", cv=KFold(5, shuffle=True, random_state=0))
+    return TargetEncoder(target_type="continuous", shuffle=True, random_state=0)
+
+
+def test_a_step_that_cross_fits_trains_the_next_on_its_fit_transform_as_scikit_learn():
+    """TargetEncoder's fit_transform gives out-of-fold encodings, its transform the leaky full-data ones:
+    the next step must learn from the first, as in scikit-learn's Pipeline."""
+    X, y = _encoded_diabetes()
+    steps = [("encode", ColumnTransformer([("te", _target_encoder(), ["age", "bmi"])], remainder="passthrough")),
+             ("ridge", Ridge(alpha=0.1))]
+    ours, theirs = ww.Pipeline(steps).fit(X, y), SkPipeline(steps).fit(X, y)
+    coef = theirs[-1].coef_
+    assert np.array_equal(ours.fitted_params_()["ridge"].coef_, coef)
+    assert np.array_equal(ours.predict(X), theirs.predict(X))
+    encoder = clone(steps[0][1]).fit(X, y)
+    leaky = Ridge(alpha=0.1).fit(encoder.transform(X), y).coef_  # what training on transform() learns
+    assert np.abs(leaky - coef).max() > 0.1
+    Counting.events.clear()
+    ours.set_params(ridge__alpha=3.0).fit(X, y)
+    theirs.set_params(ridge__alpha=3.0).fit(X, y)
+    assert [report["action"] for report in ours.report_()["machines"].values()] == ["skipped", "updated"]
+    assert np.array_equal(ours.predict(X), theirs.predict(X))
+
+
+def test_steps_with_their_own_fit_transform_give_scikit_learn_s_pipeline():
+    """PCA's fit_transform rounds otherwise than its transform: bit for bit only from the same one. NMF's
+    returns the factor it learned, which its transform only approximates (predictions 0.08 apart); NMF
+    itself differs run to run in the last digits (BLAS), so: to 1e-9."""
+    steps = [("first", StandardScaler()), ("middle", PCA(5)), ("ridge", Ridge())]
+    assert np.array_equal(
+        ww.Pipeline(steps).fit(X_DATA, Y_DATA).predict(X_DATA), SkPipeline(steps).fit(X_DATA, Y_DATA).predict(X_DATA)
+    )
+    X = np.abs(X_DATA)
+    steps = [("first", MinMaxScaler()), ("middle", NMF(3, init="nndsvda", max_iter=500)), ("ridge", Ridge())]
+    ours, theirs = ww.Pipeline(steps).fit(X, Y_DATA).predict(X), SkPipeline(steps).fit(X, Y_DATA).predict(X)
+    np.testing.assert_allclose(ours, theirs, rtol=0, atol=1e-9)
+
+
+def test_fit_transform_gives_the_training_output_as_scikit_learn_s_pipeline():
+    X, y = _encoded_diabetes()
+    steps = [("scale", ColumnTransformer([("te", _target_encoder(), ["age", "bmi"])], remainder="passthrough"))]
+    theirs = SkPipeline(steps).fit_transform(X, y)
+    ours = ww.Pipeline(steps).fit_transform(X, y)
+    assert np.array_equal(ours, theirs)
+    assert not np.array_equal(ww.Pipeline(steps).fit(X, y).transform(X), theirs)  # new data: transform
+    framed = ww.Pipeline(steps).set_output(transform="pandas").fit_transform(X.set_axis(X.index + 7), y)
+    assert isinstance(framed, pd.DataFrame) and np.array_equal(framed.to_numpy(), theirs)
+    assert list(framed.index) == list(X.index + 7)
 
 
 def test_replacing_a_step_by_name_reuses_the_rest():

@@ -2,7 +2,7 @@
 
 import numpy as np
 import pytest
-from _probes import Brittle, Fragile, ThreadProbe
+from _probes import Brittle, CrossFitted, Fragile, ThreadProbe
 from sklearn.datasets import make_regression
 from sklearn.ensemble import RandomForestRegressor
 from sklearn.linear_model import Ridge
@@ -54,6 +54,17 @@ class TestExecutorConformance:
         assert retrained == ["final", "forest", *[f"forest_fold{i}" for i in range(1, 6)]]
         model.set_params(final_estimator__alpha=4.0).fit(X_DATA, Y_DATA)
         assert [name for name, action in actions(model).items() if action != "skipped"] == ["final"]
+
+    def test_same_training_outputs(self, executor):
+        """A machine that trains by fit_transform brings its output back from wherever it trained."""
+        X, y = ww.source(X_DATA, name="X"), ww.source(Y_DATA, name="y")
+        encoder = ww.machine(CrossFitted(), X, y, name="encoder")
+        Z = encoder.transform(X)
+        ridge = ww.machine(Ridge(), Z, y, name="ridge")
+        ridge.predict(Z).fit(executor=executor)
+        shifted = X_DATA - X_DATA.mean(axis=0) + 1000.0
+        np.testing.assert_array_equal(Z(), shifted)
+        assert np.array_equal(ridge.fitted_model.coef_, Ridge().fit(shifted, Y_DATA).coef_)
 
     def test_same_errors_and_resume(self, executor):
         X = ww.source(X_DATA, name="X")

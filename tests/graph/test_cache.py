@@ -8,6 +8,7 @@ import sys
 import numpy as np
 import pytest
 from _counting import Counting, fits
+from _probes import CrossFitted
 from sklearn.base import clone
 from sklearn.linear_model import Ridge
 from sklearn.preprocessing import FunctionTransformer, StandardScaler
@@ -241,3 +242,36 @@ def test_entries_another_process_removes_meanwhile_are_skipped(tmp_path, monkeyp
     assert len(cache) == 1 and cache.nbytes > 0
     train(cache, alpha=2.0)  # stores, then evicts by size: the missing file is no error
     assert len(cache) == 2
+
+
+def encoded(cache, self_transform=True):
+    """A CrossFitted encoder feeding a ridge, trained with ``cache``; returns the node the ridge trains on."""
+    X, y = ww.source(X_DATA, name="X"), ww.source(Y_DATA, name="y")
+    encoder = ww.machine(CrossFitted(), X, y)
+    Z = encoder.transform(X if self_transform else ww.source(X_DATA.copy()))
+    ww.machine(Ridge(), Z, y).predict(Z).fit(cache=cache)
+    return Z
+
+
+@pytest.mark.parametrize("where", ["memory", "disk"])
+def test_a_fit_transform_output_is_kept_with_its_fit(tmp_path, where):
+    first = encoded(ww.FitCache(tmp_path) if where == "disk" else (cache := ww.FitCache()))
+    assert CrossFitted.calls == ["fit_transform"]
+    second = encoded(ww.FitCache(tmp_path) if where == "disk" else cache)  # on disk: read by another cache object
+    assert CrossFitted.calls == ["fit_transform"]  # neither fitted nor transformed again
+    np.testing.assert_array_equal(second(), first())
+    np.testing.assert_array_equal(second(), X_DATA - X_DATA.mean(axis=0) + 1000.0)
+
+
+@pytest.mark.parametrize("bounded", [False, True])
+def test_an_entry_stored_without_its_output_is_a_miss_for_a_machine_that_needs_it(bounded):
+    cache = ww.FitCache(max_bytes=10**6 if bounded else None)
+    encoded(cache, self_transform=False)  # trains by fit: no output stored
+    encoded(cache)
+    assert CrossFitted.calls == ["fit", "transform", "fit_transform"] and cache.hits == 0
+    if bounded:
+        assert cache.nbytes > X_DATA.nbytes  # the output counts
+    encoded(cache, self_transform=False)  # the fit stored with an output serves a plain one too
+    encoded(cache)
+    assert CrossFitted.calls == ["fit", "transform", "fit_transform", "transform"]
+    assert cache.hits == 4  # the encoder and the ridge, twice

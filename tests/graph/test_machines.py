@@ -4,6 +4,7 @@ import numpy as np
 import pandas as pd
 import pytest
 from _counting import Counting, calls, counting_chain, fits
+from _probes import CrossFitted
 from sklearn.base import BaseEstimator
 from sklearn.decomposition import PCA
 from sklearn.ensemble import RandomForestRegressor, RandomTreesEmbedding
@@ -461,3 +462,108 @@ def test_a_model_that_cannot_be_copied_fails_its_machine_clearly():
     assert mach.report()["action"] == "failed" and mach.report()["state"] == 1
     assert mach.report()["reason"].endswith("copying the model raised AttributeError")  # its own words, kept
     assert upstream.report()["action"] == "skipped" and upstream.state == 1
+
+
+# -- training output: a node transforming a machine's own training X takes fit_transform's output ----------
+
+
+def crossfitted_network(X=X_DATA, y=Y_DATA):
+    """encoder (CrossFitted) -> ridge; returns (yhat, Z, encoder, ridge)."""
+    Xs, ys = ww.source(X, name="X"), ww.source(y, name="y")
+    encoder = ww.machine(CrossFitted(), Xs, ys, name="encoder")
+    Z = encoder.transform(Xs)
+    ridge = ww.machine(Ridge(), Z, ys, name="ridge")
+    return ridge.predict(Z), Z, encoder, ridge
+
+
+def test_a_transform_of_the_training_x_takes_fit_transforms_output_in_training():
+    yhat, Z, encoder, ridge = crossfitted_network()
+    yhat.fit()
+    assert CrossFitted.calls == ["fit_transform"]  # trained by it; its output served the ridge: no transform
+    shifted = X_DATA - X_DATA.mean(axis=0) + 1000.0
+    np.testing.assert_array_equal(Z(), shifted)  # the value on the training data
+    np.testing.assert_array_equal(ridge.fitted_model.coef_, Ridge().fit(shifted, Y_DATA).coef_)
+    np.testing.assert_array_equal(Z(X_DATA), X_DATA - X_DATA.mean(axis=0))  # new data (even equal): transform
+    assert CrossFitted.calls == ["fit_transform", "transform"]
+
+
+def test_a_refit_downstream_reuses_the_kept_output():
+    yhat, Z, encoder, ridge = crossfitted_network()
+    yhat.fit()
+    CrossFitted.calls.clear()
+    ridge.model.alpha = 5.0
+    yhat.fit()  # no store between passes: the machine holds the output
+    assert CrossFitted.calls == [] and encoder.report()["action"] == "skipped"
+    shifted = X_DATA - X_DATA.mean(axis=0) + 1000.0
+    np.testing.assert_array_equal(ridge.fitted_model.coef_, Ridge(alpha=5.0).fit(shifted, Y_DATA).coef_)
+
+
+def test_other_inputs_and_inherited_fit_transforms_train_by_fit():
+    X = ww.source(X_DATA, name="X")
+    other = ww.source(X_DATA[::-1].copy(), name="other")
+    encoder = ww.machine(CrossFitted(), X)
+    applied = encoder.transform(other)  # not its training X: transform, and fit suffices
+    applied.fit()
+    assert CrossFitted.calls == ["fit"]
+    np.testing.assert_array_equal(applied(), X_DATA[::-1] - X_DATA.mean(axis=0))
+    scaler = ww.machine(StandardScaler(), X)  # TransformerMixin's fit_transform is fit, then transform
+    scaled = scaler.transform(X)
+    scaled.fit()
+    assert scaler._output is None
+    np.testing.assert_array_equal(scaled(), StandardScaler().fit(X_DATA).transform(X_DATA))
+
+
+def test_a_frozen_machine_whose_input_changed_does_not_serve_its_stale_output():
+    X = ww.source(X_DATA, name="X")
+    scaler = ww.machine(StandardScaler(), X)
+    scaled = scaler.transform(X)
+    encoder = ww.machine(CrossFitted(), scaled)
+    Z = encoder.transform(scaled)
+    Z.fit()
+    np.testing.assert_allclose(Z(), scaled() - encoder.fitted_model.mean_ + 1000.0, rtol=1e-12)
+    encoder.freeze()
+    X.data = X_DATA * 2.0  # the scaler retrains; the frozen encoder does not
+    with pytest.warns(ww.FrozenMachineWarning, match="condition 3"):
+        Z.fit()
+    new = StandardScaler().fit(X_DATA * 2.0).transform(X_DATA * 2.0)
+    np.testing.assert_allclose(Z(), new - encoder.fitted_model.mean_, rtol=1e-12)  # transform, not +1000
+
+
+def test_a_pickled_machine_drops_its_output_and_trains_again_when_a_node_needs_it():
+    import pickle
+
+    yhat, Z, encoder, ridge = crossfitted_network()
+    yhat.fit()
+    pickled = pickle.dumps(yhat)
+    assert Z().tobytes() not in pickled and X_DATA.tobytes() in pickled  # the output is not in it; the data is
+    copied = pickle.loads(pickled)
+    copied.fit()
+    machines = {m.name: m for m in ww.graph.topology.training_order([copied])}
+    assert machines["encoder"].report()["reason"].startswith("condition 7")
+    assert machines["ridge"].report()["reason"].startswith("condition 3")
+    np.testing.assert_array_equal(copied(X_DATA), yhat(X_DATA))
+    copied.fit()
+    assert machines["encoder"].report()["action"] == "skipped"
+
+
+def test_weights_go_to_fit_when_fit_transform_does_not_take_them():
+    weights = np.linspace(1.0, 2.0, len(Y_DATA))
+    X, y, w = ww.source(X_DATA), ww.source(Y_DATA), ww.source(weights)
+    encoder = ww.machine(CrossFitted(), X, y, w)
+    Z = encoder.transform(X)
+    Z.fit()
+    assert CrossFitted.calls == ["fit"]
+    np.testing.assert_allclose(Z(), X_DATA - np.average(X_DATA, axis=0, weights=weights), rtol=1e-12)
+    assert CrossFitted.calls == ["fit", "transform"]
+    Z.fit()
+    assert encoder.report()["action"] == "skipped"  # no output is owed: condition 7 does not hold
+
+
+def test_a_one_dimensional_training_x_gets_its_output_back_in_one_dimension():
+    y = ww.source(pd.Series(Y_DATA, name="target"), name="y")
+    encoder = ww.machine(CrossFitted(), y)
+    z = encoder.transform(y)
+    z.fit()
+    value = z()
+    assert isinstance(value, pd.Series) and value.name == "target"
+    np.testing.assert_array_equal(value.to_numpy(), Y_DATA - Y_DATA.mean() + 1000.0)

@@ -518,16 +518,24 @@ class Composite(BaseEstimator):
         ``sample_weight`` parameter (it then gets a third source node);
         no other fit parameter is.
         """
+        return self._fit(X, y, self._weights(fit_params))
+
+    def _weights(self, fit_params: dict[str, Any]) -> Any:
+        """The ``sample_weight`` among ``fit_params`` (``None``: unweighted); any other parameter is refused."""
         sample_weight = fit_params.pop("sample_weight", None)
         if fit_params:
             raise ArgumentError(
                 f"{type(self).__name__}.fit takes X, y and sample_weight. Received also: {sorted(fit_params)}. "
                 "Set a component's options with set_params, or give its training data a node in network()."
             )
-        return self._fit(X, y, sample_weight)
+        return sample_weight
 
-    def _fit(self, X: Any, y: Any, sample_weight: Any) -> Composite:
-        """``fit``, with the weights given (``None``: unweighted)."""
+    def _fit(self, X: Any, y: Any, sample_weight: Any, output: str | None = None) -> Composite:
+        """``fit``, with the weights given (``None``: unweighted).
+
+        ``output``: an operation of the signature whose value on the training
+        data to keep in ``_fit_output`` (for :meth:`fit_transform`).
+        """
         incoming = (X, y)
         built = last = self.__dict__.get("_built")
         weighted = sample_weight is not None
@@ -569,6 +577,8 @@ class Composite(BaseEstimator):
             )
             run = FitPass(store=built.store)  # reuses the values the fit pass just computed
             self.report_values_ = {name: run.value(node) for name, node in built.signature.report.items()}
+            if output is not None:
+                self._fit_output = run.value(built.signature[output])
         except BaseException as error:
             # The machines that trained stay trained and the next fit resumes from the failed one, but the
             # network is now partly retrained: it must not predict until a fit succeeds.
@@ -771,8 +781,18 @@ class Composite(BaseEstimator):
 
     @available_if(_offers("transform"))
     def fit_transform(self, X: Any, y: Any = None, **fit_params: Any) -> Any:
-        """Fit, then transform ``X``."""
-        return self.fit(X, y, **fit_params).transform(X)
+        """Fit, and return the ``transform`` output's value on the training data.
+
+        As scikit-learn's ``Pipeline.fit_transform``: a machine whose model
+        has its own ``fit_transform`` gives, on the training data, what that
+        returned (a ``TargetEncoder``'s cross-fitted encodings); elsewhere
+        this equals ``fit(X, y).transform(X)``.
+        """
+        if type(self).fit not in (Composite.fit, WeightedFit.fit):  # a fit of its own: it must run
+            return self.fit(X, y, **fit_params).transform(X)
+        self._fit(X, y, self._weights(fit_params), output="transform")
+        values = self.__dict__.pop("_fit_output")
+        return self._output(values, X)
 
     @available_if(lambda self: self._fits_and_predicts())
     def fit_predict(self, X: Any, y: Any = None, **fit_params: Any) -> Any:

@@ -23,7 +23,7 @@ from threadpoolctl import threadpool_limits
 
 from wirework.errors import ArgumentError, ParameterError
 from wirework.graph.data import describe
-from wirework.graph.machines import run_job
+from wirework.graph.machines import How, run_job
 
 __all__ = ["Executor", "SequentialExecutor", "ThreadExecutor", "ProcessExecutor", "DaskExecutor", "resolve_executor", "cores"]
 
@@ -41,24 +41,24 @@ def inner_threads(workers: int) -> int:
     return max(1, cores() // max(1, workers))
 
 
-def fit_limited(model: Any, values: list[Any], vector: bool, threads: int | None) -> tuple[Any, float]:
+def fit_limited(model: Any, values: list[Any], how: How, threads: int | None) -> tuple[Any, Any, float]:
     """:func:`run_job` with inner threads limited to ``threads`` (``None``: no limit)."""
     if threads is None:
-        return run_job(model, values, vector)
+        return run_job(model, values, how)
     with threadpool_limits(limits=threads):
-        return run_job(model, values, vector)
+        return run_job(model, values, how)
 
 
 def _host(address: str) -> str:
     return address.split("://")[-1].rsplit(":", 1)[0]
 
 
-def fit_on_worker(model: Any, values: list[Any], vector: bool, threads_per_host: dict[str, int]) -> tuple[Any, float]:
+def fit_on_worker(model: Any, values: list[Any], how: How, threads_per_host: dict[str, int]) -> tuple[Any, Any, float]:
     """A Dask task: fit with inner threads limited by the worker threads sharing this host."""
     from distributed import get_worker
 
     busy = threads_per_host.get(_host(get_worker().address), 1)
-    return fit_limited(model, values, vector, max(1, cores() // busy))
+    return fit_limited(model, values, how, max(1, cores() // busy))
 
 
 class Executor:
@@ -73,8 +73,8 @@ class Executor:
     def close(self) -> None:
         """End one fit pass (forget per-pass state such as scattered data)."""
 
-    def submit(self, model: Any, values: list[Any], vector: bool) -> Any:
-        """Start fitting ``model`` on ``values``; return a future of ``(fitted, seconds)``."""
+    def submit(self, model: Any, values: list[Any], how: How) -> Any:
+        """Start fitting ``model`` on ``values``; return a future of :func:`run_job`'s ``(fitted, output, seconds)``."""
         raise NotImplementedError
 
     def wait_any(self, futures: Iterable[Any]) -> list[Any]:
@@ -87,9 +87,9 @@ class Executor:
         cf.wait(futures)
         return list(futures)
 
-    def run(self, model: Any, values: list[Any], vector: bool) -> tuple[Any, BaseException | None]:
+    def run(self, model: Any, values: list[Any], how: How) -> tuple[Any, BaseException | None]:
         """Fit now and wait: ``(result, None)`` or ``(None, error)`` (one-at-a-time passes)."""
-        return self.outcomes([self.submit(model, values, vector)])[0]
+        return self.outcomes([self.submit(model, values, how)])[0]
 
     def outcomes(self, futures: list[Any]) -> list[tuple[Any, BaseException | None]]:
         """``(result, None)`` or ``(None, error)`` for each done future."""
@@ -135,15 +135,15 @@ class SequentialExecutor(Executor):
 
     name = "sequential"
 
-    def run(self, model: Any, values: list[Any], vector: bool) -> tuple[Any, BaseException | None]:
+    def run(self, model: Any, values: list[Any], how: How) -> tuple[Any, BaseException | None]:
         try:
-            return run_job(model, values, vector), None
+            return run_job(model, values, how), None
         except Exception as error:  # reported by the scheduler, never lost
             return None, error
 
-    def submit(self, model: Any, values: list[Any], vector: bool) -> _Ran:
+    def submit(self, model: Any, values: list[Any], how: How) -> _Ran:
         try:
-            return _Ran(run_job(model, values, vector))
+            return _Ran(run_job(model, values, how))
         except BaseException as error:  # reported by the scheduler, never lost
             return _Ran(error=error)
 
@@ -178,9 +178,9 @@ class ThreadExecutor(Executor):
             self._limits.restore_original_limits()
             self._limits = None
 
-    def submit(self, model: Any, values: list[Any], vector: bool) -> cf.Future:
+    def submit(self, model: Any, values: list[Any], how: How) -> cf.Future:
         assert self._pool is not None, "open() the executor first"
-        return self._pool.submit(run_job, model, values, vector)
+        return self._pool.submit(run_job, model, values, how)
 
 
 def _limit_openmp(threads: int) -> None:
@@ -205,12 +205,12 @@ class _Mapped:
         self.path = path
 
 
-def run_mapped(model: Any, values: list[Any], vector: bool) -> tuple[Any, float]:
+def run_mapped(model: Any, values: list[Any], how: How) -> tuple[Any, Any, float]:
     """:func:`run_job` in a worker process, opening memory-mapped values first."""
     import numpy as np
 
     opened = [np.load(v.path, mmap_mode="r") if isinstance(v, _Mapped) else v for v in values]
-    return run_job(model, opened, vector)
+    return run_job(model, opened, how)
 
 
 def _unimportable_main() -> str | None:
@@ -288,16 +288,16 @@ class ProcessExecutor(Executor):
                 initargs=(inner_threads(self.workers),),
             )
 
-    def submit(self, model: Any, values: list[Any], vector: bool) -> cf.Future:
+    def submit(self, model: Any, values: list[Any], how: How) -> cf.Future:
         shipped = [self._ship(v) for v in values]
         pool = _PROCESS_POOLS[self.workers]
         try:
-            return pool.submit(run_mapped, model, shipped, vector)
+            return pool.submit(run_mapped, model, shipped, how)
         except cf.process.BrokenProcessPool:  # a worker died earlier: start a new pool once
             pool.shutdown(wait=False, cancel_futures=True)
             del _PROCESS_POOLS[self.workers]
             self.open()
-            return _PROCESS_POOLS[self.workers].submit(run_mapped, model, shipped, vector)
+            return _PROCESS_POOLS[self.workers].submit(run_mapped, model, shipped, how)
 
 
 @atexit.register
@@ -373,7 +373,7 @@ class DaskExecutor(Executor):
             self.scatters += 1
         return found[1]
 
-    def submit(self, model: Any, values: list[Any], vector: bool) -> Any:
+    def submit(self, model: Any, values: list[Any], how: How) -> Any:
         client = self._client()
         if self._per_host is None:
             self._per_host = {}
@@ -381,7 +381,7 @@ class DaskExecutor(Executor):
                 host = _host(address)
                 self._per_host[host] = self._per_host.get(host, 0) + int(info.get("nthreads", 1))
         shipped = [self._ship(v) for v in values]
-        future = client.submit(fit_on_worker, model, shipped, vector, self._per_host, pure=False, retries=self.retries)
+        future = client.submit(fit_on_worker, model, shipped, how, self._per_host, pure=False, retries=self.retries)
         if self._completed is None:
             import distributed
 

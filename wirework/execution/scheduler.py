@@ -157,7 +157,7 @@ def _as_ready(
             if job is None:
                 visited(k)
                 continue
-            future = engine.submit(job.model, job.values, job.vector)
+            future = engine.submit(job.model, job.values, job.how)
             running[future] = (k, job)
             if synchronous and getattr(future, "done", lambda: False)():
                 collect([future])  # known at once: a failure stops the batch right here
@@ -202,7 +202,7 @@ def _one_at_a_time(
             failure = error
             job = None
         if job is not None:
-            failure = _record(job, engine.run(job.model, job.values, job.vector), run)
+            failure = _record(job, engine.run(job.model, job.values, job.how), run)
         bar.step(machine)
     return failure
 
@@ -230,8 +230,8 @@ def _record(job: Job, outcome: tuple[Any, BaseException | None], run: FitPass) -
     result, error = outcome
     if error is not None:  # the model's own error, from wherever it ran
         return job.machine._failure(job, error)
-    fitted, seconds = result
-    job.machine._finish(job, fitted, seconds, run.cache)
+    fitted, output, seconds = result
+    job.machine._finish(job, fitted, output, seconds, run.cache)
     return None
 
 

@@ -11,7 +11,9 @@ Cost: computing a key hashes the machine's training data once (tens of GB/s
 for numeric arrays: a 3,000 × 20 float array takes about 10 µs), paid only
 when a cache is on. What cached fits predict during training (a stack's
 out-of-fold predictions) is kept with them, keyed by a hash of the input
-(:meth:`FitCache.applied`).
+(:meth:`FitCache.applied`), and so is a ``fit_transform``'s output on the
+training data when a machine trains by it (see
+:class:`~wirework.graph.machines.Machine`, "Training output").
 """
 
 from __future__ import annotations
@@ -127,15 +129,31 @@ class FitCache:
 
     # -- lookups -------------------------------------------------------------
 
-    def get(self, key: str) -> Any | None:
-        """The fitted model stored under ``key``, or ``None``."""
+    def get(self, key: str, with_output: bool = False) -> Any | None:
+        """The fitted model stored under ``key``, or ``None``.
+
+        ``with_output``: return ``(fitted, output)``, the model and the output
+        its ``fit_transform`` gave on the training data, and ``None`` (a miss)
+        when the entry was stored without one.
+        """
         with self._lock:
             found = self._get(key)
+            if found is not None:
+                if with_output:
+                    found = self._with_output(key, found)
+                elif type(found) is _Trained:
+                    found = found.fitted
             if found is None:
                 self.misses += 1
             else:
                 self.hits += 1
             return found
+
+    def _with_output(self, key: str, found: Any) -> tuple[Any, Any] | None:
+        if self.location is not None:  # on disk, an output is stored with its model
+            return (found.fitted, found.output) if type(found) is _Trained else None
+        kept = self._values.get(key, {}).get(_OUTPUT)
+        return None if kept is None else (found, kept[0])
 
     def _get(self, key: str) -> Any | None:
         if self.location is None:
@@ -197,15 +215,16 @@ class FitCache:
                 self._evict()
         return result
 
-    def put(self, key: str, fitted: Any) -> None:
-        """Store ``fitted`` under ``key`` (then evict down to ``max_bytes``).
+    def put(self, key: str, fitted: Any, output: Any = None) -> None:
+        """Store ``fitted`` under ``key`` (then evict down to ``max_bytes``), with the ``output`` its
+        ``fit_transform`` gave on the training data if it trained by one.
 
         A fit that cannot be pickled (to measure or write it) or written (a
         full disk, say) is not stored, with a :class:`FitCacheWarning`; the
         caller keeps its fit.
         """
         try:
-            self._put(key, fitted)
+            self._put(key, fitted, output)
         except Exception as error:
             warnings.warn(
                 f"FitCache could not store a fitted {type(fitted).__name__} ({type(error).__name__}: {error}); "
@@ -214,11 +233,12 @@ class FitCache:
                 stacklevel=2,
             )
 
-    def _put(self, key: str, fitted: Any) -> None:
+    def _put(self, key: str, fitted: Any, output: Any) -> None:
         if self.location is None and self.max_bytes is None:  # nothing needs the size: not measured
             payload = None
         else:
-            payload = pickle.dumps(fitted, protocol=pickle.HIGHEST_PROTOCOL)
+            stored = fitted if output is None or self.location is None else _Trained(fitted, output)
+            payload = pickle.dumps(stored, protocol=pickle.HIGHEST_PROTOCOL)
         with self._lock:
             if self.location is None:
                 old = self._entries.get(key)
@@ -226,6 +246,9 @@ class FitCache:
                     self._values.pop(key, None)
                 self._entries[key] = (fitted, None if payload is None else len(payload))
                 self._entries.move_to_end(key)
+                if output is not None:
+                    size = None if self.max_bytes is None else _size(output)
+                    self._values.setdefault(key, {})[_OUTPUT] = (output, size)
             else:
                 assert payload is not None
                 path = self._path(key)
@@ -329,6 +352,26 @@ class FitCache:
             "value_misses": self.value_misses,
             "values": sum(map(len, self._values.values())),
         }
+
+
+#: Where an in-memory cache keeps a fit's ``fit_transform`` output among its values (tokens are hexadecimal).
+_OUTPUT = "fit_transform output"
+
+
+class _Trained:
+    """An on-disk entry of a model that trained by ``fit_transform``: the model and that output."""
+
+    __slots__ = ("fitted", "output")
+
+    def __init__(self, fitted: Any, output: Any) -> None:
+        self.fitted = fitted
+        self.output = output
+
+    def __getstate__(self) -> tuple[Any, Any]:
+        return self.fitted, self.output
+
+    def __setstate__(self, state: tuple[Any, Any]) -> None:
+        self.fitted, self.output = state
 
 
 def _size(value: Any) -> int:

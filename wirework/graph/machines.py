@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import copy
+import inspect
 import operator
 import time
 import warnings
@@ -10,7 +11,7 @@ from typing import TYPE_CHECKING, Any, NamedTuple
 
 import numpy as np
 import pandas as pd
-from sklearn.base import BaseEstimator, clone
+from sklearn.base import BaseEstimator, TransformerMixin, clone
 from sklearn.utils import get_tags
 
 from wirework.errors import (
@@ -40,7 +41,7 @@ from wirework.graph.topology import (
 if TYPE_CHECKING:  # pragma: no cover
     from wirework.graph.training import FitPass
 
-__all__ = ["Machine", "Job", "run_job", "machine", "OPERATIONS", "fresh_copy"]
+__all__ = ["Machine", "Job", "How", "run_job", "machine", "OPERATIONS", "fresh_copy"]
 
 #: The operations a machine can label nodes with.
 OPERATIONS = (
@@ -86,6 +87,9 @@ class Machine:
     4. the data of a source upstream of its training arguments changed
        (the source was given new data);
     5. the type of its model changed (``machine.model = OtherModel()``);
+    7. a node takes its ``fit_transform`` output on the training data (see
+       below) and it does not hold that output (a machine copied or
+       unpickled after training drops it);
 
     and it is **updated** if
 
@@ -95,6 +99,18 @@ class Machine:
 
     Otherwise it is left alone: its ``state`` is not bumped, so nothing
     downstream retrains because of it. The code below cites these numbers.
+
+    **Training output.** A node ``mach.transform(X)`` whose input ``X`` is
+    the machine's own first training argument has, on the training data
+    (during a fit pass and for ``node()``), the value the model's
+    ``fit_transform`` returned when the machine trained, as in
+    scikit-learn's ``Pipeline``: a model whose ``fit_transform`` is its own
+    (not ``TransformerMixin``'s fit-then-transform) trains by it then, and
+    the machine holds its output until it trains again. This matters where
+    the two differ by design (``TargetEncoder`` cross-fits its training
+    encodings; ``NMF`` returns the factor it learned) or by rounding
+    (``PCA``). New data pushed through the network (``node(X_new)``) is
+    transformed with ``transform``.
 
     Attributes
     ----------
@@ -117,6 +133,8 @@ class Machine:
     """
 
     kind = "machine"
+    #: Whether a node takes this machine's ``transform`` of its own first training argument (set by the node).
+    _output_wanted = False
 
     def __init__(self, model: Any, args: tuple[Node, ...], *, name: str | None = None) -> None:
         self.model = model
@@ -126,6 +144,7 @@ class Machine:
         self._state = 0
         self._fitted: Any = None
         self._fit_key: str | None = None  # the fit cache's key of the last training, when a cache was on
+        self._output: tuple[tuple, Any] | None = None  # (upstream seen, fit_transform output) of the last training
         self._vector = False
         self._snapshot: _Snapshot | None = None
         self._upstream: tuple[tuple[Machine, ...], tuple[Source, ...]] | None = None
@@ -173,6 +192,11 @@ class Machine:
         args = ", ".join(formula(a) for a in self._args)
         name = f", name={self.name!r}" if self.name else ""
         return f"machine({self.model!r}, {args}{name})"
+
+    def __getstate__(self) -> dict[str, Any]:
+        state = self.__dict__.copy()
+        state["_output"] = None  # as large as the training data: dropped (condition 7 trains again if needed)
+        return state
 
     # -- operations: each returns a dynamic node ---------------------------
 
@@ -253,6 +277,17 @@ class Machine:
                 "fix the data that reaches it (columns, missing values, categories) and call again.",
                 machine=self,
             ) from error
+
+    def _training_output(self, node: Node) -> Any:
+        """The ``fit_transform`` output of the last training when ``node`` is the training ``X`` it was computed
+        from and nothing upstream changed since (a frozen machine may have missed a change); else ``None``."""
+        kept = self._output
+        if kept is None or node is not self._args[0]:
+            return None
+        machines, sources = self._upstream_of_args()
+        if kept[0] != (tuple(map(state_of, machines)), tuple(map(version_of, sources))):
+            return None
+        return kept[1]
 
     # -- freezing ----------------------------------------------------------
 
@@ -335,6 +370,12 @@ class Machine:
                 f"condition 5: model type changed ({snap.model_type.__name__} -> {type(self.model).__name__})"
             )
         if (
+            self._output_wanted
+            and self._output is None
+            and _trains_by_fit_transform(type(self.model), len(self._args))
+        ):
+            return "trained", "condition 7: a node takes its fit_transform output, which it does not hold"
+        if (
             found is not None
             and type(snap.params_key) is tuple  # plain values (see params_key), and no set_output configuration
             and getattr(self.model, "_sklearn_output_config", None) is None
@@ -397,14 +438,18 @@ class Machine:
             and params is not None
             and params.get("warm_start") is True
         )
-        vector = len(values) == 1 and getattr(values[0], "ndim", 2) == 1 and _wants_column(self.model)
-        job = Job(self, values, vector, action, reason + (" (warm start)" if warm else ""), key, rows, seen)
+        how = How(
+            len(values) == 1 and getattr(values[0], "ndim", 2) == 1 and _wants_column(self.model),
+            self._output_wanted and _trains_by_fit_transform(type(self.model), len(values)),
+        )
+        job = Job(self, values, how, action, reason + (" (warm start)" if warm else ""), key, rows, seen)
         if run.cache is not None and not warm:
             job.key = run.cache.key(model_token(self.model), values)
-            cached = run.cache.get(job.key)
+            cached = run.cache.get(job.key, with_output=how.output)
             if cached is not None:
                 job.reason += " (fit found in the cache)"
-                self._finish(job, cached, 0.0)
+                fitted, output = cached if how.output else (cached, None)
+                self._finish(job, fitted, output, 0.0)
                 return None
         try:
             if warm:  # condition 6 with warm start: continue from a copy of the fitted model
@@ -417,13 +462,18 @@ class Machine:
             raise self._failure(job, error, "copying the model") from error
         return job
 
-    def _finish(self, job: Job, fitted: Any, elapsed: float, cache: FitCache | None = None) -> None:
-        """Record a finished fit: the new state and what was seen (conditions 3-6)."""
+    def _finish(self, job: Job, fitted: Any, output: Any, elapsed: float, cache: FitCache | None = None) -> None:
+        """Record a finished fit: the new state, what was seen (conditions 3-7) and the training output
+        (``fit_transform``'s, when the job asked for it)."""
         if cache is not None and job.key is not None:
-            cache.put(job.key, fitted)
+            cache.put(job.key, fitted, output)
         self._fitted = fitted
         self._fit_key = job.key
-        self._vector = job.vector
+        self._vector = job.how.column
+        if job.how.output:
+            self._output = (job.seen, _from_column(output, job.values[0]) if job.how.column else output)
+        else:
+            self._output = None
         self._state += 1
         # model type, params key, and the upstream states and source versions seen when the job was planned
         # (nothing upstream trains while a machine's job runs)
@@ -452,6 +502,13 @@ class Machine:
         return failure
 
 
+class How(NamedTuple):
+    """How :func:`run_job` trains a model."""
+
+    column: bool = False  # the one training argument is 1-D and the model takes it as one column
+    output: bool = False  # train by fit_transform and return its output (see Machine, "Training output")
+
+
 class Job:
     """One fit to run: a fresh (or warm) copy of the model and its training values.
 
@@ -459,13 +516,13 @@ class Job:
     process, a Dask worker); the machine then records the result.
     """
 
-    __slots__ = ("machine", "values", "vector", "action", "reason", "params_key", "n_rows", "seen", "key", "model")
+    __slots__ = ("machine", "values", "how", "action", "reason", "params_key", "n_rows", "seen", "key", "model")
 
     def __init__(
         self,
         machine: Machine,
         values: list[Any],
-        vector: bool,
+        how: How,
         action: str,
         reason: str,
         params_key: Any,
@@ -474,7 +531,7 @@ class Job:
     ) -> None:
         self.machine = machine
         self.values = values
-        self.vector = vector
+        self.how = how
         self.action = action
         self.reason = reason
         self.params_key = params_key
@@ -484,16 +541,51 @@ class Job:
         self.model: Any = None
 
 
-def run_job(model: Any, values: list[Any], vector: bool) -> tuple[Any, float]:
-    """Fit ``model`` on ``values`` (``X``, ``X, y`` or ``X, y, sample_weight``); return it and the seconds taken."""
+def run_job(model: Any, values: list[Any], how: How) -> tuple[Any, Any, float]:
+    """Fit ``model`` on ``values`` (``X``, ``X, y`` or ``X, y, sample_weight``) as ``how`` says; return it,
+    ``fit_transform``'s output (``None`` unless ``how.output``) and the seconds taken."""
     start = time.perf_counter()
+    train = model.fit_transform if how.output else model.fit
     if len(values) == 1:
-        model.fit(_to_column(values[0]) if vector else values[0])
+        result = train(_to_column(values[0]) if how.column else values[0])
     elif len(values) == 2:
-        model.fit(values[0], values[1])
+        result = train(values[0], values[1])
     else:
-        model.fit(values[0], values[1], sample_weight=values[2])
-    return model, time.perf_counter() - start
+        result = train(values[0], values[1], sample_weight=values[2])
+    return model, result if how.output else None, time.perf_counter() - start
+
+
+#: Per class: whether its ``fit_transform`` is its own, and whether that takes ``sample_weight``.
+_FIT_TRANSFORMS: dict[type, tuple[bool, bool]] = {}
+
+
+def _fit_transform_of(kind: type) -> tuple[bool, bool]:
+    found = _FIT_TRANSFORMS.get(kind)
+    if found is None:
+        owner = next((c for c in kind.__mro__ if "fit_transform" in c.__dict__), None)
+        own = owner is not None and owner is not TransformerMixin
+        weights = False
+        if own:
+            try:
+                parameters = inspect.signature(kind.fit_transform).parameters.values()
+            except (TypeError, ValueError):  # no signature to read: weights go to fit
+                parameters = ()
+            weights = any(p.name == "sample_weight" or p.kind is p.VAR_KEYWORD for p in parameters)
+        found = _FIT_TRANSFORMS[kind] = (own, weights)
+    return found
+
+
+def _own_fit_transform(kind: type) -> bool:
+    """Whether ``kind`` defines ``fit_transform`` itself (anywhere but ``TransformerMixin``, whose
+    fit-then-transform gives what ``transform`` would)."""
+    return _fit_transform_of(kind)[0]
+
+
+def _trains_by_fit_transform(kind: type, n_values: int) -> bool:
+    """Whether a machine of a ``kind`` model whose output a node takes trains by ``fit_transform``: its own,
+    and taking the sample weights when there are (else it trains by ``fit``, which takes them)."""
+    own, weights = _fit_transform_of(kind)
+    return own and (n_values < 3 or weights)
 
 
 def _shown(model: Any) -> str:

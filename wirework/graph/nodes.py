@@ -357,11 +357,17 @@ class DynamicNode(Node):
         super().__init__((parent,))
         self.machine = machine
         self.operation = operation
+        if operation == "transform" and parent is machine.args[0]:
+            machine._output_wanted = True  # its training value is fit_transform's (see Machine, "Training output")
 
     def _requires(self) -> tuple:
         return (self.machine, *self.parents)
 
     def _compute(self, memo: dict, overrides: Mapping | None) -> Any:
+        if overrides is None and self.operation == "transform":  # on the training data
+            output = self.machine._training_output(self.parents[0])
+            if output is not None:
+                return output
         return self.machine._apply(self.operation, memo[self.parents[0]])
 
 
