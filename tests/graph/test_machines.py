@@ -567,3 +567,15 @@ def test_a_one_dimensional_training_x_gets_its_output_back_in_one_dimension():
     value = z()
     assert isinstance(value, pd.Series) and value.name == "target"
     np.testing.assert_array_equal(value.to_numpy(), Y_DATA - Y_DATA.mean() + 1000.0)
+
+
+def test_a_machine_trained_for_no_such_node_trains_by_fit_then_again_when_a_pass_needs_its_output():
+    yhat, Z, encoder, ridge = crossfitted_network()
+    encoder.fit()  # its own graph has no node taking its output
+    assert CrossFitted.calls == ["fit"]
+    np.testing.assert_array_equal(Z(), X_DATA - X_DATA.mean(axis=0))  # transform: no output held
+    yhat.fit()
+    assert encoder.report()["reason"].startswith("condition 7") and encoder.state == 2
+    np.testing.assert_array_equal(Z(), X_DATA - X_DATA.mean(axis=0) + 1000.0)
+    ridge.fit()  # the ridge's graph has the node as its training argument: the output is owed
+    assert encoder.report()["action"] == "skipped"

@@ -18,27 +18,34 @@ N_ROWS = 6
 
 @st.composite
 def networks(draw):
-    """A random network and its book: for each machine, the machines it needs directly."""
+    """A random network and its book: for each machine, the machines it needs directly; for each node, the
+    machines whose transform of their own training X is in its ordinary ancestry (``owing``); for each
+    machine, its training arguments' positions in ``nodes`` (``args``)."""
     n_sources = draw(st.integers(1, 3))
     nodes = [ww.source(np.arange(N_ROWS, dtype=float) + k, name=f"s{k}") for k in range(n_sources)]
     below = [set() for _ in nodes]  # machines in each node's ordinary ancestry
-    machines, needs = [], {}
+    owing = [set() for _ in nodes]
+    machines, needs, positions = [], {}, {}
     for step in range(draw(st.integers(1, 12))):
         if draw(st.booleans()) or not machines:
             args = draw(st.lists(st.integers(0, len(nodes) - 1), min_size=1, max_size=2))
             mach = ww.machine(Toy(tag=f"m{len(machines)}"), *[nodes[i] for i in args])
             needs[mach] = set().union(*(below[i] for i in args))
+            positions[mach] = args
             machines.append(mach)
-            parent = draw(st.integers(0, len(nodes) - 1))
+            parent = draw(st.sampled_from([args[0], draw(st.integers(0, len(nodes) - 1))]))
             nodes.append(mach.transform(nodes[parent]))
             below.append(below[parent] | {mach})
+            owing.append(owing[parent] | ({mach} if parent == args[0] else set()))
         else:
             i, j = draw(st.integers(0, len(nodes) - 1)), draw(st.integers(0, len(nodes) - 1))
             nodes.append(nodes[i] + nodes[j])
             below.append(below[i] | below[j])
+            owing.append(owing[i] | owing[j])
     # Every machine labels at least one node reachable from the root.
     root = ww.node(lambda *values: sum(values), *nodes[n_sources:])
-    return root, machines, needs
+    book = {"nodes": nodes, "owing": owing, "args": positions}
+    return root, machines, needs, book
 
 
 def closure(start, needs, machines):
@@ -64,7 +71,7 @@ SETTINGS = settings(max_examples=60, deadline=None, suppress_health_check=[Healt
 @SETTINGS
 @given(networks())
 def test_training_order_respects_the_completed_graph(net):
-    root, machines, needs = net
+    root, machines, needs = net[:3]
     order = training_order([root])
     assert sorted(map(id, order)) == sorted(map(id, machines))
     position = {m: k for k, m in enumerate(order)}
@@ -80,7 +87,7 @@ def test_training_order_respects_the_completed_graph(net):
 @SETTINGS
 @given(networks(), st.data())
 def test_training_graph_orders_as_training_order(net, data):
-    root, machines, needs = net
+    root, machines, needs = net[:3]
     candidates = [*ancestry([root]), *machines]
     picks = data.draw(st.lists(st.integers(0, len(candidates) - 1), min_size=1, max_size=4))
     roots = [candidates[i] for i in picks]
@@ -93,10 +100,27 @@ def test_training_graph_orders_as_training_order(net, data):
 
 
 @SETTINGS
+@given(networks(), st.data())
+def test_a_graph_owes_the_outputs_its_nodes_take(net, data):
+    """``owed`` marks the machines whose transform of their own training X is upstream of a root or of a
+    training argument of a machine the graph holds (and merging the roots' graphs keeps it)."""
+    root, machines, needs, book = net
+    nodes, owing, args = book["nodes"], book["owing"], book["args"]
+    picks = data.draw(st.lists(st.sampled_from([*range(len(nodes)), *machines]), min_size=1, max_size=3))
+    roots = [nodes[p] if isinstance(p, int) else p for p in picks]
+    for _ in range(2):  # the second time from the graphs the roots now keep
+        graph = training_graph(roots)
+        expected = set().union(*(owing[p] for p in picks if isinstance(p, int)))
+        for m in graph.machines:
+            expected |= set().union(*(owing[i] for i in args[m]))
+        assert {m for m, owed in zip(graph.machines, graph.owed) if owed} == expected
+
+
+@SETTINGS
 @given(networks())
 def test_sequential_passes_visit_in_waves_whatever_the_error_mode(net):
     """The sequential loop that stops at the first failure visits as the general loop does."""
-    root, machines, needs = net
+    root, machines, needs = net[:3]
     graph = training_graph([root])
     waves = graph.waves()
     assert sorted(waves) == list(range(len(graph.machines)))
@@ -116,7 +140,7 @@ def test_sequential_passes_visit_in_waves_whatever_the_error_mode(net):
 @SETTINGS
 @given(networks())
 def test_each_machine_trains_at_most_once_per_fit(net):
-    root, machines, needs = net
+    root, machines, needs = net[:3]
     Toy.events.clear()
     root.fit()
     assert sorted(fitted_tags()) == sorted(m.model.tag for m in machines)
@@ -134,7 +158,7 @@ def test_each_machine_trains_at_most_once_per_fit(net):
 @SETTINGS
 @given(networks(), st.data())
 def test_retrained_set_is_the_downstream_closure_of_a_change(net, data):
-    root, machines, needs = net
+    root, machines, needs = net[:3]
     root.fit()
     before = root()
     changed = data.draw(st.sampled_from(machines))
@@ -153,7 +177,7 @@ def test_retrained_set_is_the_downstream_closure_of_a_change(net, data):
 @SETTINGS
 @given(networks(), st.data())
 def test_new_source_data_retrains_exactly_what_depends_on_it(net, data):
-    root, machines, needs = net
+    root, machines, needs = net[:3]
     root.fit()
     sources = root.sources() or [s for m in machines for s in m.args if s.kind == "source"]
     src = data.draw(st.sampled_from(sources))

@@ -149,7 +149,7 @@ def _as_ready(
                 visited(k)
                 continue
             try:
-                job = machine._plan(run, force=force or id(machine) in forced_ids)
+                job = machine._plan(run, force=force or id(machine) in forced_ids, owed=graph.owed[k])
             except WireworkError as error:
                 _unplanned(machine, error)
                 failed(k, error)
@@ -196,7 +196,7 @@ def _one_at_a_time(
             bar.step(machine)
             continue
         try:
-            job = machine._plan(run, force=force or id(machine) in forced_ids)
+            job = machine._plan(run, force=force or id(machine) in forced_ids, owed=graph.owed[k])
         except WireworkError as error:
             _unplanned(machine, error)
             failure = error

@@ -32,7 +32,6 @@ from wirework.graph.nodes import DynamicNode, Node, Source
 from wirework.graph.topology import (
     TrainingGraph,
     state_of,
-    training_order,
     upstream_machines,
     upstream_sources,
     version_of,
@@ -87,9 +86,10 @@ class Machine:
     4. the data of a source upstream of its training arguments changed
        (the source was given new data);
     5. the type of its model changed (``machine.model = OtherModel()``);
-    7. a node takes its ``fit_transform`` output on the training data (see
-       below) and it does not hold that output (a machine copied or
-       unpickled after training drops it);
+    7. a node of the pass takes its ``fit_transform`` output on the training
+       data (see below) and it does not hold that output (it trained in a
+       pass without such a node, or was copied or unpickled since: the
+       output is dropped);
 
     and it is **updated** if
 
@@ -105,8 +105,10 @@ class Machine:
     (during a fit pass and for ``node()``), the value the model's
     ``fit_transform`` returned when the machine trained, as in
     scikit-learn's ``Pipeline``: a model whose ``fit_transform`` is its own
-    (not ``TransformerMixin``'s fit-then-transform) trains by it then, and
-    the machine holds its output until it trains again. This matters where
+    (not ``TransformerMixin``'s fit-then-transform) trains by it in a pass
+    that trains for such a node (the node is upstream of the pass's roots
+    or of a training argument it needs), and the machine holds its output
+    until it trains again. This matters where
     the two differ by design (``TargetEncoder`` cross-fits its training
     encodings; ``NMF`` returns the factor it learned) or by rounding
     (``PCA``). New data pushed through the network (``node(X_new)``) is
@@ -133,8 +135,6 @@ class Machine:
     """
 
     kind = "machine"
-    #: Whether a node takes this machine's ``transform`` of its own first training argument (set by the node).
-    _output_wanted = False
 
     def __init__(self, model: Any, args: tuple[Node, ...], *, name: str | None = None) -> None:
         self.model = model
@@ -336,7 +336,7 @@ class Machine:
     def _training_graph(self) -> TrainingGraph:
         """The machines this one needs, then itself, and who needs whom (its arguments are fixed)."""
         if self._training is None:
-            self._training = TrainingGraph(tuple(training_order([self])))
+            self._training = TrainingGraph.of(self)
         return self._training
 
     def _upstream_of_args(self) -> tuple[tuple[Machine, ...], tuple[Source, ...]]:
@@ -345,13 +345,18 @@ class Machine:
         return self._upstream
 
     def _decide(
-        self, force: bool, seen: tuple[tuple[int, ...], tuple[int, ...]], found: tuple[tuple, tuple] | None
+        self,
+        force: bool,
+        seen: tuple[tuple[int, ...], tuple[int, ...]],
+        found: tuple[tuple, tuple] | None,
+        owed: bool = False,
     ) -> tuple[Any, ...] | None:
         """Apply the retraining rules: ``(action, reason[, params key])`` or ``None`` to leave alone.
 
         ``seen``: the states of the machines and the versions of the sources
         upstream of the training arguments, now. ``found``: the model's
         :func:`~wirework.graph.fingerprint.param_values`, read once per visit.
+        ``owed``: whether a node of the pass takes the machine's training output.
         """
         snap = self._snapshot
         if snap is None or self._fitted is None:
@@ -369,11 +374,7 @@ class Machine:
             return "trained", (
                 f"condition 5: model type changed ({snap.model_type.__name__} -> {type(self.model).__name__})"
             )
-        if (
-            self._output_wanted
-            and self._output is None
-            and _trains_by_fit_transform(type(self.model), len(self._args))
-        ):
+        if owed and self._output is None and _trains_by_fit_transform(type(self.model), len(self._args)):
             return "trained", "condition 7: a node takes its fit_transform output, which it does not hold"
         if (
             found is not None
@@ -388,11 +389,13 @@ class Machine:
             return "updated", "condition 6: hyperparameters changed", key
         return None
 
-    def _plan(self, run: FitPass, *, force: bool) -> Job | None:
+    def _plan(self, run: FitPass, *, force: bool, owed: bool = False) -> Job | None:
         """A fit pass's visit: decide by the rules; return the fit to run, or ``None``.
 
         ``None`` when the machine is left alone, frozen, or found its fit in
-        the cache (it is then already trained). Runs in the scheduling thread.
+        the cache (it is then already trained). ``owed``: a node of the pass
+        takes its ``fit_transform`` output (see "Training output"). Runs in
+        the scheduling thread.
         """
         machines, sources = self._upstream_of_args()
         seen = (tuple(map(state_of, machines)), tuple(map(version_of, sources)))  # its snapshot's, if it trains
@@ -400,7 +403,7 @@ class Machine:
             found = param_values(self.model)
         except Exception:  # a broken model: the rules compare its token, and fresh_copy says what is wrong
             found = None
-        decision = self._decide(force, seen, found)
+        decision = self._decide(force, seen, found, owed)
         if decision is None:
             self._report = _SKIPPED
             return None
@@ -440,7 +443,7 @@ class Machine:
         )
         how = How(
             len(values) == 1 and getattr(values[0], "ndim", 2) == 1 and _wants_column(self.model),
-            self._output_wanted and _trains_by_fit_transform(type(self.model), len(values)),
+            owed and _trains_by_fit_transform(type(self.model), len(values)),
         )
         job = Job(self, values, how, action, reason + (" (warm start)" if warm else ""), key, rows, seen)
         if run.cache is not None and not warm:

@@ -18,7 +18,7 @@ from typing import TYPE_CHECKING, Any
 
 from wirework.errors import ArgumentError, DataError, GraphError, LazyNodeError
 from wirework.graph.data import describe, is_data
-from wirework.graph.topology import TrainingGraph, ancestry, training_order, upstream_sources
+from wirework.graph.topology import TrainingGraph, ancestry, upstream_sources
 
 if TYPE_CHECKING:  # pragma: no cover
     from wirework.graph.cache import FitCache
@@ -65,7 +65,7 @@ class Node:
     def _training_graph(self) -> TrainingGraph:
         """The machines this node needs (``training_order([self])``) and who needs whom among them."""
         if self._training is None:
-            self._training = TrainingGraph(tuple(training_order([self])))
+            self._training = TrainingGraph.of(self)
         return self._training
 
     def _requires(self) -> tuple:
@@ -357,8 +357,6 @@ class DynamicNode(Node):
         super().__init__((parent,))
         self.machine = machine
         self.operation = operation
-        if operation == "transform" and parent is machine.args[0]:
-            machine._output_wanted = True  # its training value is fit_transform's (see Machine, "Training output")
 
     def _requires(self) -> tuple:
         return (self.machine, *self.parents)

@@ -31,6 +31,7 @@ if TYPE_CHECKING:  # pragma: no cover
 __all__ = [
     "TrainingGraph",
     "ancestry",
+    "owing_outputs",
     "state_of",
     "training_graph",
     "training_order",
@@ -103,14 +104,16 @@ class TrainingGraph:
 
     ``machines[k]`` needs ``needs[k]`` machines of the graph directly (those
     labelling nodes its training arguments are computed from) and is
-    directly needed by ``machines[j]`` for each ``j`` in ``dependants[k]``.
-    Nodes and machines are immutable, so each keeps the graph of its own
-    ancestry (``_training_graph()``).
+    directly needed by ``machines[j]`` for each ``j`` in ``dependants[k]``;
+    ``owed[k]`` says whether a node of the graph takes the ``fit_transform``
+    output of ``machines[k]`` (see :func:`owing_outputs`). Nodes and machines
+    are immutable, so each keeps the graph of its own ancestry
+    (``_training_graph()``).
     """
 
-    __slots__ = ("machines", "needs", "dependants", "_waves")
+    __slots__ = ("machines", "needs", "dependants", "owed", "_waves")
 
-    def __init__(self, machines: tuple[Machine, ...]) -> None:
+    def __init__(self, machines: tuple[Machine, ...], owing: frozenset[int] = frozenset()) -> None:
         position = {id(m): k for k, m in enumerate(machines)}
         dependants: list[list[int]] = [[] for _ in machines]
         needs = []
@@ -122,7 +125,14 @@ class TrainingGraph:
         self.machines = machines
         self.needs = tuple(needs)
         self.dependants = tuple(map(tuple, dependants))
+        self.owed = tuple(id(m) in owing for m in machines)
         self._waves: tuple[int, ...] | None = None
+
+    @classmethod
+    def of(cls, root: Node | Machine) -> TrainingGraph:
+        """The graph of what ``root`` needs (a node's, or a machine's with the machine last)."""
+        machines = tuple(training_order([root]))
+        return cls(machines, owing_outputs([root], machines))
 
     def waves(self) -> tuple[int, ...]:
         """Positions in the order a pass visits them when each fit ends before the next starts.
@@ -160,12 +170,28 @@ def training_graph(roots: Iterable[Node | Machine]) -> TrainingGraph:
         return roots[0]._training_graph()
     order: list[Machine] = []
     seen: set[int] = set()
+    owing: set[int] = set()
     for root in roots:
-        for machine in root._training_graph().machines:
+        graph = root._training_graph()
+        owing.update(id(m) for m, owed in zip(graph.machines, graph.owed) if owed)
+        for machine in graph.machines:
             if id(machine) not in seen:
                 seen.add(id(machine))
                 order.append(machine)
-    return TrainingGraph(tuple(order))
+    return TrainingGraph(tuple(order), frozenset(owing))
+
+
+def owing_outputs(roots: Iterable[Node | Machine], machines: Iterable[Machine]) -> frozenset[int]:
+    """Ids of the ``machines`` whose ``fit_transform`` output a node takes: a node ``mach.transform(X)``,
+    ``X`` being the machine's own first training argument, upstream of the ``roots`` or of a training
+    argument of the ``machines`` (those the roots need: see ``Machine``, "Training output")."""
+    nodes = [root for root in roots if root.kind != "machine"]
+    nodes.extend(arg for machine in machines for arg in machine.args)
+    return frozenset(
+        id(node.machine)
+        for node in ancestry(nodes)
+        if node.kind == "dynamic" and node.operation == "transform" and node.parents[0] is node.machine.args[0]
+    )
 
 
 def upstream_machines(nodes: Iterable[Node]) -> tuple[Machine, ...]:
