@@ -23,7 +23,7 @@ from threadpoolctl import threadpool_limits
 
 from wirework.errors import ArgumentError, ParameterError
 from wirework.graph.data import describe
-from wirework.graph.machines import How, run_job
+from wirework.graph.jobs import How, run_job
 
 __all__ = ["Executor", "SequentialExecutor", "ThreadExecutor", "ProcessExecutor", "DaskExecutor", "resolve_executor", "cores"]
 

@@ -28,7 +28,8 @@ from typing import Any
 from wirework.errors import ArgumentError, MachineFitError, WireworkError
 from wirework.execution.executors import resolve_executor
 from wirework.execution.progress import Progress, progress as watch
-from wirework.graph.machines import Job, Machine
+from wirework.graph.jobs import Job
+from wirework.graph.machines import Machine
 from wirework.graph.topology import training_graph
 from wirework.graph.training import FitPass, register_scheduler
 

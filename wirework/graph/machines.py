@@ -3,16 +3,11 @@
 from __future__ import annotations
 
 import copy
-import inspect
 import operator
-import time
 import warnings
 from typing import TYPE_CHECKING, Any, NamedTuple
 
-import numpy as np
-import pandas as pd
-from sklearn.base import BaseEstimator, TransformerMixin, clone
-from sklearn.utils import get_tags
+from sklearn.base import clone
 
 from wirework.errors import (
     ArgumentError,
@@ -28,6 +23,17 @@ from wirework.errors import (
 from wirework.graph.cache import FitCache
 from wirework.graph.data import describe, is_data, n_rows
 from wirework.graph.fingerprint import model_token, param_values, shallow_params
+from wirework.graph.jobs import (
+    PLAIN,
+    How,
+    Job,
+    copy_output_config,
+    fresh_copy,
+    from_column,
+    to_column,
+    trains_by_fit_transform,
+    wants_column,
+)
 from wirework.graph.nodes import DynamicNode, Node, Source
 from wirework.graph.topology import (
     TrainingGraph,
@@ -40,7 +46,7 @@ from wirework.graph.topology import (
 if TYPE_CHECKING:  # pragma: no cover
     from wirework.graph.training import FitPass
 
-__all__ = ["Machine", "Job", "How", "run_job", "machine", "OPERATIONS", "fresh_copy"]
+__all__ = ["Machine", "machine", "OPERATIONS"]
 
 #: The operations a machine can label nodes with.
 OPERATIONS = (
@@ -263,9 +269,9 @@ class Machine:
         try:
             if getattr(value, "ndim", 2) == 1:
                 if self._vector:  # trained on a 1-D argument as one column: the same here, and back to 1-D
-                    return _from_column(method(_to_column(value)), value)
+                    return from_column(method(to_column(value)), value)
                 if getattr(fitted, "n_features_in_", None) == 1:  # it learned one column: a 1-D value is that column
-                    return method(_to_column(value))
+                    return method(to_column(value))
             return method(value)
         except WireworkError:  # a composite inside: its error names its own machine already
             raise
@@ -374,7 +380,7 @@ class Machine:
             return "trained", (
                 f"condition 5: model type changed ({snap.model_type.__name__} -> {type(self.model).__name__})"
             )
-        if owed and self._output is None and _trains_by_fit_transform(type(self.model), len(self._args)):
+        if owed and self._output is None and trains_by_fit_transform(type(self.model), len(self._args)):
             return "trained", "condition 7: a node takes its fit_transform output, which it does not hold"
         if (
             found is not None
@@ -442,8 +448,8 @@ class Machine:
             and params.get("warm_start") is True
         )
         how = How(
-            len(values) == 1 and getattr(values[0], "ndim", 2) == 1 and _wants_column(self.model),
-            owed and _trains_by_fit_transform(type(self.model), len(values)),
+            len(values) == 1 and getattr(values[0], "ndim", 2) == 1 and wants_column(self.model),
+            owed and trains_by_fit_transform(type(self.model), len(values)),
         )
         job = Job(self, values, how, action, reason + (" (warm start)" if warm else ""), key, rows, seen)
         if run.cache is not None and not warm:
@@ -458,7 +464,7 @@ class Machine:
             if warm:  # condition 6 with warm start: continue from a copy of the fitted model
                 job.model = copy.deepcopy(self._fitted)
                 job.model.set_params(**clone(self.model).get_params(deep=False))
-                _copy_output_config(self.model, job.model)
+                copy_output_config(self.model, job.model)
             else:
                 job.model = fresh_copy(self.model, params)
         except Exception as error:  # what clone() would raise too: a parameter not kept as an attribute, say
@@ -474,7 +480,7 @@ class Machine:
         self._fit_key = job.key
         self._vector = job.how.column
         if job.how.output:
-            self._output = (job.seen, _from_column(output, job.values[0]) if job.how.column else output)
+            self._output = (job.seen, from_column(output, job.values[0]) if job.how.column else output)
         else:
             self._output = None
         self._state += 1
@@ -505,92 +511,6 @@ class Machine:
         return failure
 
 
-class How(NamedTuple):
-    """How :func:`run_job` trains a model."""
-
-    column: bool = False  # the one training argument is 1-D and the model takes it as one column
-    output: bool = False  # train by fit_transform and return its output (see Machine, "Training output")
-
-
-class Job:
-    """One fit to run: a fresh (or warm) copy of the model and its training values.
-
-    :func:`run_job` runs it anywhere (this thread, a worker thread, another
-    process, a Dask worker); the machine then records the result.
-    """
-
-    __slots__ = ("machine", "values", "how", "action", "reason", "params_key", "n_rows", "seen", "key", "model")
-
-    def __init__(
-        self,
-        machine: Machine,
-        values: list[Any],
-        how: How,
-        action: str,
-        reason: str,
-        params_key: Any,
-        n_rows: int,
-        seen: tuple[tuple[int, ...], tuple[int, ...]],
-    ) -> None:
-        self.machine = machine
-        self.values = values
-        self.how = how
-        self.action = action
-        self.reason = reason
-        self.params_key = params_key
-        self.n_rows = n_rows
-        self.seen = seen  # upstream machine states and source versions when planned
-        self.key: str | None = None
-        self.model: Any = None
-
-
-def run_job(model: Any, values: list[Any], how: How) -> tuple[Any, Any, float]:
-    """Fit ``model`` on ``values`` (``X``, ``X, y`` or ``X, y, sample_weight``) as ``how`` says; return it,
-    ``fit_transform``'s output (``None`` unless ``how.output``) and the seconds taken."""
-    start = time.perf_counter()
-    train = model.fit_transform if how.output else model.fit
-    if len(values) == 1:
-        result = train(_to_column(values[0]) if how.column else values[0])
-    elif len(values) == 2:
-        result = train(values[0], values[1])
-    else:
-        result = train(values[0], values[1], sample_weight=values[2])
-    return model, result if how.output else None, time.perf_counter() - start
-
-
-#: Per class: whether its ``fit_transform`` is its own, and whether that takes ``sample_weight``.
-_FIT_TRANSFORMS: dict[type, tuple[bool, bool]] = {}
-
-
-def _fit_transform_of(kind: type) -> tuple[bool, bool]:
-    found = _FIT_TRANSFORMS.get(kind)
-    if found is None:
-        owner = next((c for c in kind.__mro__ if "fit_transform" in c.__dict__), None)
-        own = owner is not None and owner is not TransformerMixin
-        weights = False
-        if own:
-            try:
-                parameters = inspect.signature(kind.fit_transform).parameters.values()
-            except (TypeError, ValueError):  # no signature to read: weights go to fit
-                parameters = ()
-            weights = any(p.name == "sample_weight" or p.kind is p.VAR_KEYWORD for p in parameters)
-        found = _FIT_TRANSFORMS[kind] = (own, weights)
-    return found
-
-
-def _own_fit_transform(kind: type) -> bool:
-    """Whether ``kind`` defines ``fit_transform`` itself (anywhere but ``TransformerMixin``, whose
-    fit-then-transform gives what ``transform`` would)."""
-    return _fit_transform_of(kind)[0]
-
-
-def _trains_by_fit_transform(kind: type, n_values: int) -> bool:
-    """Whether a machine of a ``kind`` model whose output a node takes trains by ``fit_transform``: its own,
-    and taking the sample weights when there are (else it trains by ``fit``, which takes them)."""
-    own, weights = _fit_transform_of(kind)
-    return own and (n_values < 3 or weights)
-
-
 def _shown(model: Any) -> str:
     """``repr(model)``, or what it is when its ``repr`` raises (scikit-learn's reads ``get_params``)."""
     try:
@@ -603,10 +523,6 @@ def _node_labels(machine: Machine) -> list[str]:
     from wirework.graph.inspect import formula
 
     return [formula(a) for a in machine.args]
-
-
-#: Types of hyperparameter values compared by value (with their type: ``1``, ``1.0`` and ``True`` differ).
-_PLAIN = frozenset({type(None), bool, int, float, str})
 
 
 def params_key(model: Any, found: tuple[tuple, tuple] | None = None) -> Any:
@@ -628,7 +544,7 @@ def params_key(model: Any, found: tuple[tuple, tuple] | None = None) -> Any:
     except Exception:
         return model_token(model)
     kinds = tuple(map(type, values))
-    if not _PLAIN.issuperset(kinds):
+    if not PLAIN.issuperset(kinds):
         return model_token(model)
     if float in kinds:
         for v in values:
@@ -640,71 +556,6 @@ def params_key(model: Any, found: tuple[tuple, tuple] | None = None) -> Any:
 
 def _names_values(params: dict[str, Any]) -> tuple[tuple[str, ...], tuple]:
     return tuple(params), tuple(params.values())
-
-
-def _wants_column(model: Any) -> bool:
-    """Whether ``model`` takes 2-D input only, so a 1-D argument is given as one column."""
-    try:
-        tags = get_tags(model)
-    except Exception:
-        return True
-    if tags.target_tags.one_d_labels:  # LabelEncoder and friends take y as it is
-        return False
-    return tags.input_tags.two_d_array and not tags.input_tags.one_d_array
-
-
-def fresh_copy(model: Any, params: dict[str, Any] | None = None) -> Any:
-    """An unfitted copy of ``model`` with equal hyperparameters: ``sklearn.base.clone``.
-
-    For a plain scikit-learn estimator (``BaseEstimator``'s own ``get_params``
-    and ``__sklearn_clone__``) the copy is made from parameter names cached
-    per class, which skips the two signature inspections ``clone`` pays.
-    ``params``: the model's ``get_params(deep=False)`` when the caller has it.
-    """
-    kind = type(model)
-    if (
-        isinstance(model, BaseEstimator)
-        and kind.get_params is BaseEstimator.get_params
-        and kind.__sklearn_clone__ is BaseEstimator.__sklearn_clone__
-        and not hasattr(model, "_skl_callbacks")
-    ):
-        copied = kind(**{
-            # clone(value, safe=False) of an immutable plain value is the value itself
-            name: value if type(value) in _PLAIN else clone(value, safe=False)
-            for name, value in (shallow_params(model) if params is None else params).items()
-        })
-        if hasattr(model, "_metadata_request"):
-            copied._metadata_request = clone(model._metadata_request, safe=False)
-        _copy_output_config(model, copied)  # as clone() keeps it
-        return copied
-    return clone(model, safe=False)
-
-
-def _copy_output_config(model: Any, copied: Any) -> None:
-    """Give ``copied`` the ``set_output`` configuration of ``model``, or none (a fitted copy may have another)."""
-    config = getattr(model, "_sklearn_output_config", None)
-    if config is not None:
-        copied._sklearn_output_config = copy.deepcopy(config)
-    elif "_sklearn_output_config" in getattr(copied, "__dict__", {}):
-        del copied._sklearn_output_config
-
-
-def _to_column(value: Any) -> Any:
-    if isinstance(value, pd.Series):
-        return value.to_frame()
-    return np.asarray(value).reshape(-1, 1)
-
-
-def _from_column(result: Any, like: Any) -> Any:
-    if getattr(result, "ndim", 1) != 2 or result.shape[1] != 1:
-        return result
-    if isinstance(result, pd.DataFrame):
-        result = result.iloc[:, 0]
-        return result.rename(like.name) if isinstance(like, pd.Series) else result.to_numpy()
-    flat = np.asarray(result).ravel()
-    if isinstance(like, pd.Series):
-        return pd.Series(flat, index=like.index, name=like.name)
-    return flat
 
 
 def _as_node(value: Any, where: str) -> Node:

@@ -1,0 +1,51 @@
+"""Jobs: how a model is trained (fit or fit_transform, a 1-D argument as a column) and copied."""
+
+import numpy as np
+import pytest
+from _probes import CrossFitted
+from sklearn.compose import ColumnTransformer
+from sklearn.decomposition import NMF, PCA
+from sklearn.linear_model import Ridge
+from sklearn.pipeline import Pipeline
+from sklearn.preprocessing import OneHotEncoder, StandardScaler, TargetEncoder
+
+import wirework as ww
+from wirework.graph.jobs import How, fresh_copy, run_job, trains_by_fit_transform
+
+
+@pytest.mark.parametrize(
+    ("kind", "unweighted", "weighted"),
+    [
+        (TargetEncoder, True, True),  # its own, taking **params
+        (PCA, True, False),  # its own, without sample_weight: weights go to fit
+        (NMF, True, False),
+        (ColumnTransformer, True, True),
+        (Pipeline, True, True),
+        (ww.Pipeline, True, True),
+        (StandardScaler, False, False),  # TransformerMixin's: fit, then transform
+        (OneHotEncoder, False, False),
+        (Ridge, False, False),  # none at all
+        (CrossFitted, True, False),
+    ],
+)
+def test_which_models_train_by_fit_transform(kind, unweighted, weighted):
+    assert trains_by_fit_transform(kind, 2) is unweighted
+    assert trains_by_fit_transform(kind, 3) is weighted
+
+
+def test_run_job_returns_the_output_only_when_asked():
+    X = np.arange(12.0).reshape(6, 2)
+    fitted, output, seconds = run_job(CrossFitted(), [X], How(output=True))
+    np.testing.assert_array_equal(output, X - X.mean(axis=0) + 1000.0)
+    assert fitted.mean_.shape == (2,) and seconds >= 0
+    fitted, output, _ = run_job(CrossFitted(), [X], How())
+    assert output is None and fitted.mean_.shape == (2,)
+    fitted, output, _ = run_job(CrossFitted(), [X[:, 0]], How(column=True, output=True))
+    assert output.shape == (6, 1)  # the machine turns it back to 1-D
+
+
+def test_fresh_copy_is_an_unfitted_clone_keeping_set_output():
+    model = StandardScaler(with_mean=False).set_output(transform="pandas").fit(np.eye(3))
+    copied = fresh_copy(model)
+    assert copied is not model and copied.get_params() == model.get_params()
+    assert not hasattr(copied, "scale_") and copied._sklearn_output_config == {"transform": "pandas"}

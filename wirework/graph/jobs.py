@@ -1,0 +1,177 @@
+"""Jobs: one training of a model, to run anywhere (this thread, a worker thread, another process, a Dask worker).
+
+A machine plans a :class:`Job` in the scheduling thread (its training
+values, a fresh copy of its model, :class:`How` to train it);
+:func:`run_job` runs it wherever the executor puts it; the machine then
+records the result. The helpers here are what a job needs on both sides:
+copying a model as ``sklearn.base.clone`` would, and giving a 1-D argument
+to a model that takes columns.
+"""
+
+from __future__ import annotations
+
+import copy
+import inspect
+import time
+from typing import TYPE_CHECKING, Any, NamedTuple
+
+import numpy as np
+import pandas as pd
+from sklearn.base import BaseEstimator, TransformerMixin, clone
+from sklearn.utils import get_tags
+
+from wirework.graph.fingerprint import shallow_params
+
+if TYPE_CHECKING:  # pragma: no cover
+    from wirework.graph.machines import Machine
+
+__all__ = ["How", "Job", "run_job", "fresh_copy", "trains_by_fit_transform"]
+
+
+class How(NamedTuple):
+    """How :func:`run_job` trains a model."""
+
+    column: bool = False  # the one training argument is 1-D and the model takes it as one column
+    output: bool = False  # train by fit_transform and return its output (see Machine, "Training output")
+
+
+class Job:
+    """One fit to run: a fresh (or warm) copy of the model and its training values.
+
+    :func:`run_job` runs it anywhere (this thread, a worker thread, another
+    process, a Dask worker); the machine then records the result.
+    """
+
+    __slots__ = ("machine", "values", "how", "action", "reason", "params_key", "n_rows", "seen", "key", "model")
+
+    def __init__(
+        self,
+        machine: Machine,
+        values: list[Any],
+        how: How,
+        action: str,
+        reason: str,
+        params_key: Any,
+        n_rows: int,
+        seen: tuple[tuple[int, ...], tuple[int, ...]],
+    ) -> None:
+        self.machine = machine
+        self.values = values
+        self.how = how
+        self.action = action
+        self.reason = reason
+        self.params_key = params_key
+        self.n_rows = n_rows
+        self.seen = seen  # upstream machine states and source versions when planned
+        self.key: str | None = None
+        self.model: Any = None
+
+
+def run_job(model: Any, values: list[Any], how: How) -> tuple[Any, Any, float]:
+    """Fit ``model`` on ``values`` (``X``, ``X, y`` or ``X, y, sample_weight``) as ``how`` says; return it,
+    ``fit_transform``'s output (``None`` unless ``how.output``) and the seconds taken."""
+    start = time.perf_counter()
+    train = model.fit_transform if how.output else model.fit
+    if len(values) == 1:
+        result = train(to_column(values[0]) if how.column else values[0])
+    elif len(values) == 2:
+        result = train(values[0], values[1])
+    else:
+        result = train(values[0], values[1], sample_weight=values[2])
+    return model, result if how.output else None, time.perf_counter() - start
+
+
+#: Per class: whether its ``fit_transform`` is its own, and whether that takes ``sample_weight``.
+_FIT_TRANSFORMS: dict[type, tuple[bool, bool]] = {}
+
+
+def _fit_transform_of(kind: type) -> tuple[bool, bool]:
+    found = _FIT_TRANSFORMS.get(kind)
+    if found is None:
+        owner = next((c for c in kind.__mro__ if "fit_transform" in c.__dict__), None)
+        own = owner is not None and owner is not TransformerMixin
+        weights = False
+        if own:
+            try:
+                parameters = inspect.signature(kind.fit_transform).parameters.values()
+            except (TypeError, ValueError):  # no signature to read: weights go to fit
+                parameters = ()
+            weights = any(p.name == "sample_weight" or p.kind is p.VAR_KEYWORD for p in parameters)
+        found = _FIT_TRANSFORMS[kind] = (own, weights)
+    return found
+
+
+def trains_by_fit_transform(kind: type, n_values: int) -> bool:
+    """Whether a machine of a ``kind`` model whose output a node takes trains by ``fit_transform``: its own,
+    and taking the sample weights when there are (else it trains by ``fit``, which takes them)."""
+    own, weights = _fit_transform_of(kind)
+    return own and (n_values < 3 or weights)
+
+
+#: Types of hyperparameter values compared by value (with their type: ``1``, ``1.0`` and ``True`` differ).
+PLAIN = frozenset({type(None), bool, int, float, str})
+
+
+def wants_column(model: Any) -> bool:
+    """Whether ``model`` takes 2-D input only, so a 1-D argument is given as one column."""
+    try:
+        tags = get_tags(model)
+    except Exception:
+        return True
+    if tags.target_tags.one_d_labels:  # LabelEncoder and friends take y as it is
+        return False
+    return tags.input_tags.two_d_array and not tags.input_tags.one_d_array
+
+
+def fresh_copy(model: Any, params: dict[str, Any] | None = None) -> Any:
+    """An unfitted copy of ``model`` with equal hyperparameters: ``sklearn.base.clone``.
+
+    For a plain scikit-learn estimator (``BaseEstimator``'s own ``get_params``
+    and ``__sklearn_clone__``) the copy is made from parameter names cached
+    per class, which skips the two signature inspections ``clone`` pays.
+    ``params``: the model's ``get_params(deep=False)`` when the caller has it.
+    """
+    kind = type(model)
+    if (
+        isinstance(model, BaseEstimator)
+        and kind.get_params is BaseEstimator.get_params
+        and kind.__sklearn_clone__ is BaseEstimator.__sklearn_clone__
+        and not hasattr(model, "_skl_callbacks")
+    ):
+        copied = kind(**{
+            # clone(value, safe=False) of an immutable plain value is the value itself
+            name: value if type(value) in PLAIN else clone(value, safe=False)
+            for name, value in (shallow_params(model) if params is None else params).items()
+        })
+        if hasattr(model, "_metadata_request"):
+            copied._metadata_request = clone(model._metadata_request, safe=False)
+        copy_output_config(model, copied)  # as clone() keeps it
+        return copied
+    return clone(model, safe=False)
+
+
+def copy_output_config(model: Any, copied: Any) -> None:
+    """Give ``copied`` the ``set_output`` configuration of ``model``, or none (a fitted copy may have another)."""
+    config = getattr(model, "_sklearn_output_config", None)
+    if config is not None:
+        copied._sklearn_output_config = copy.deepcopy(config)
+    elif "_sklearn_output_config" in getattr(copied, "__dict__", {}):
+        del copied._sklearn_output_config
+
+
+def to_column(value: Any) -> Any:
+    if isinstance(value, pd.Series):
+        return value.to_frame()
+    return np.asarray(value).reshape(-1, 1)
+
+
+def from_column(result: Any, like: Any) -> Any:
+    if getattr(result, "ndim", 1) != 2 or result.shape[1] != 1:
+        return result
+    if isinstance(result, pd.DataFrame):
+        result = result.iloc[:, 0]
+        return result.rename(like.name) if isinstance(like, pd.Series) else result.to_numpy()
+    flat = np.asarray(result).ravel()
+    if isinstance(like, pd.Series):
+        return pd.Series(flat, index=like.index, name=like.name)
+    return flat
