@@ -150,6 +150,27 @@ def test_fit_transform_gives_the_training_output_as_scikit_learn_s_pipeline():
     assert list(framed.index) == list(X.index + 7)
 
 
+def test_a_cross_fitting_step_tunes_and_nests_as_in_scikit_learn():
+    """GridSearchCV with a fit cache (each split's encoder found with its output) and a ww.Pipeline as a step
+    of scikit-learn's Pipeline (which calls its fit_transform) give scikit-learn's numbers exactly."""
+    X, y = _encoded_diabetes()
+
+    def encode():
+        return ColumnTransformer([("te", _target_encoder(), ["age", "bmi"])], remainder="passthrough")
+
+    grid = {"ridge__alpha": [0.1, 1.0, 10.0]}
+    cache = ww.FitCache()
+    ours = GridSearchCV(ww.Pipeline([("encode", encode()), ("ridge", Ridge())], cache=cache), grid, cv=KFold(3))
+    theirs = GridSearchCV(SkPipeline([("encode", encode()), ("ridge", Ridge())]), grid, cv=KFold(3))
+    ours.fit(X, y)
+    theirs.fit(X, y)
+    assert np.array_equal(ours.cv_results_["mean_test_score"], theirs.cv_results_["mean_test_score"])
+    assert cache.hits >= 6  # each split's encoder, for the second and third alpha
+    nested = SkPipeline([("inner", ww.Pipeline([("encode", encode())])), ("ridge", Ridge())]).fit(X, y)
+    flat = SkPipeline([("encode", encode()), ("ridge", Ridge())]).fit(X, y)
+    assert np.array_equal(nested[-1].coef_, flat[-1].coef_)
+
+
 def test_replacing_a_step_by_name_reuses_the_rest():
     pipe = ww.Pipeline([("scale", Counting(StandardScaler(), tag="scale")), ("model", Counting(Ridge(), tag="ridge"))])
     pipe.fit(X_DATA, Y_DATA)
