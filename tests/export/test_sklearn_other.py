@@ -5,6 +5,7 @@ import warnings
 import numpy as np
 import pandas as pd
 import pytest
+import sklearn
 from sklearn.base import clone
 from sklearn.compose import ColumnTransformer, make_column_selector
 from sklearn.datasets import load_diabetes
@@ -12,6 +13,7 @@ from sklearn.decomposition import PCA, IncrementalPCA
 from sklearn.ensemble import HistGradientBoostingRegressor
 from sklearn.impute import MissingIndicator, SimpleImputer
 from sklearn.linear_model import Ridge
+from sklearn.model_selection import KFold
 from sklearn.pipeline import Pipeline, make_pipeline
 from sklearn.preprocessing import (
     KBinsDiscretizer,
@@ -20,7 +22,9 @@ from sklearn.preprocessing import (
     PolynomialFeatures,
     PowerTransformer,
     StandardScaler,
+    TargetEncoder,
 )
+from sklearn.utils.fixes import parse_version
 
 import wirework as ww
 
@@ -448,6 +452,49 @@ def test_ordinal_string_columns_before_a_tree_are_exact(options):
         unseen = X.iloc[:4].copy()
         unseen.loc[unseen.index[0], "weight"] = "enormous"  # unknown_value, as natively
         assert ww.onnx.check_parity(pipe, model, unseen).max_abs == 0.0
+
+
+def _target_encoder(target_type):
+    cv = KFold(5, shuffle=True, random_state=0)
+    if parse_version(sklearn.__version__) >= parse_version("1.9"):
+        return TargetEncoder(target_type=target_type, cv=cv)
+    return TargetEncoder(target_type=target_type, shuffle=True, random_state=0)
+
+
+@pytest.mark.parametrize("inputs", ["matrix", "columns"])
+@pytest.mark.parametrize(
+    ("target_type", "target"),
+    [
+        ("continuous", TARGET.to_numpy()),
+        ("binary", (TARGET.to_numpy() > 140).astype(int)),
+        ("multiclass", np.digitize(TARGET.to_numpy(), [100, 200])),  # three columns per input column
+    ],
+)
+def test_target_encoder_columns_are_its_encodings_unseen_values_the_target_mean(target_type, target, inputs):
+    # "pressure" learned a missing category (None): a missing value takes its encoding, an unseen one the
+    # target's mean, as natively; skl2onnx's converter does not run in float64
+    X = _labelled()
+    columns = ColumnTransformer([("te", _target_encoder(target_type), ["sex", "weight", "pressure"])], remainder="passthrough")
+    columns.fit(X, target)
+    model = ww.to_onnx(columns, X_sample=X.iloc[:5], methods=["transform"], inputs=inputs)
+    rows = pd.concat([X, _unknown_and_missing()])
+    native = columns.transform(rows)
+    served = ww.onnx.session(model).run(None, ww.onnx.feed(model, rows))[0]
+    np.testing.assert_array_equal(served, native)
+    assert native.shape[1] == (9 if target_type == "multiclass" else 3) + 2
+
+
+def test_a_target_encoded_network_exports_with_numeric_categories_too():
+    X = _labelled()[["weight", "pressure", "s5"]]
+    X["age"] = np.digitize(FRAME.age, np.quantile(FRAME.age, [0.25, 0.5, 0.75]))  # categories 0-3, as numbers
+    encode = ColumnTransformer([("te", _target_encoder("continuous"), ["weight", "pressure", "age"])], remainder="passthrough")
+    for last, tolerance in ((hgb(), 0.0), (Ridge(), 1e-12)):
+        pipe = ww.Pipeline([("encode", encode), ("last", last)]).fit(X, TARGET)
+        model = ww.to_onnx(pipe, X_sample=X.iloc[:5])
+        assert ww.onnx.check_parity(pipe, model, X).max_abs <= tolerance
+        unseen = X.iloc[:3].copy()
+        unseen["age"] = [7, 0, np.nan]  # an age code never seen, a known one, a missing one (none learned)
+        assert ww.onnx.check_parity(pipe, model, unseen).max_abs <= tolerance
 
 
 def test_ordinal_numeric_columns_tell_missing_from_unknown():

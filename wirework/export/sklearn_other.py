@@ -16,8 +16,9 @@ functions are none (the identity) or NumPy functions with an ONNX operator
 (see :mod:`wirework.export.elementwise`),
 ``PowerTransformer`` (Yeo-Johnson and Box-Cox, both ways), ``SimpleImputer``, ``MissingIndicator``, ``KBinsDiscretizer`` and ``PolynomialFeatures`` (skl2onnx's forms do not run
 in float64; ours compute scikit-learn's very numbers), ``OneHotEncoder`` and
-``OrdinalEncoder`` (string columns read as category codes; what each value becomes is read back
-from the fitted encoder, infrequent groups included), ``PCA`` and
+``OrdinalEncoder`` and ``TargetEncoder`` (string columns read as category codes; what each value
+becomes is read back from the fitted encoder, infrequent groups included; skl2onnx's
+``TargetEncoder`` does not run in float64), ``PCA`` and
 ``IncrementalPCA`` in scikit-learn's order of operations (a tree
 after them must see its very values), and scikit-learn's own ``Pipeline``
 and ``ColumnTransformer`` (each part through its own converter, trees
@@ -48,6 +49,7 @@ from sklearn.preprocessing import (
     PolynomialFeatures,
     PowerTransformer,
     StandardScaler,
+    TargetEncoder,
 )
 
 from wirework.errors import ExportError, brief
@@ -285,16 +287,11 @@ class _Encoding:
         self.keys, self.outputs, self.missing, self.unknown, self.width = keys, outputs, missing, unknown, width
 
 
-def _encodings(model: OneHotEncoder | OrdinalEncoder) -> list[_Encoding]:
-    """Each input column's :class:`_Encoding`, found by transforming every known category, the learned
-    missing one and an unseen value with the fitted encoder: its own rules (infrequent groups, ``drop``,
-    ``handle_unknown``, ``encoded_missing_value``…) decide, none is rewritten here.
-
-    With ``handle_unknown="error"`` (which raises natively) an unknown value sets no one-hot column and is
-    NaN for an ordinal encoder.
-    """
-    onehot = isinstance(model, OneHotEncoder)
-    probes_unknown = model.handle_unknown != "error"
+def _probed(model: Any, probes_unknown: bool) -> tuple[list[tuple[bool, list, list]], np.ndarray]:
+    """What a fitted encoder (one with ``categories_``) makes of each input column's known categories, then
+    its learned missing one, then (``probes_unknown``) an unseen value: per column, whether its categories
+    are strings, the known ones and the learned missing one (a list of at most one), and the dense
+    ``transform`` output of those probe rows (a shorter column repeats its first probe)."""
     columns = []
     for categories in model.categories_:
         values = categories.tolist()
@@ -333,7 +330,27 @@ def _encodings(model: OneHotEncoder | OrdinalEncoder) -> list[_Encoding]:
             f"Could not read the encoding of this {type(model).__name__} from its transform ({brief(error)}); "
             "it cannot be exported."
         ) from error
-    out = dense(out).astype(np.float64)
+    return [(named, known, learned) for named, known, learned, _ in columns], dense(out).astype(np.float64)
+
+
+def _encoding(named: bool, known: list, learned: list, found: np.ndarray, unknown: float, width: int) -> _Encoding:
+    """One column's :class:`_Encoding` from ``found``, the output for each probe of :func:`_probed`."""
+    missing = found[len(known)] if learned else unknown  # nothing missing learned: a missing value is unknown
+    keys = np.arange(len(known), dtype=np.float64) if named else np.array(known, dtype=np.float64)
+    return _Encoding(keys, found[: len(known)], float(missing), float(unknown), width)
+
+
+def _encodings(model: OneHotEncoder | OrdinalEncoder) -> list[_Encoding]:
+    """Each input column's :class:`_Encoding`, found by transforming every known category, the learned
+    missing one and an unseen value with the fitted encoder: its own rules (infrequent groups, ``drop``,
+    ``handle_unknown``, ``encoded_missing_value``…) decide, none is rewritten here.
+
+    With ``handle_unknown="error"`` (which raises natively) an unknown value sets no one-hot column and is
+    NaN for an ordinal encoder.
+    """
+    onehot = isinstance(model, OneHotEncoder)
+    probes_unknown = model.handle_unknown != "error"
+    columns, out = _probed(model, probes_unknown)
     widths = list(getattr(model, "_n_features_outs", [])) if onehot else [1] * len(columns)
     if len(widths) != len(columns) or sum(widths) != out.shape[1]:
         raise ExportError(
@@ -341,7 +358,7 @@ def _encodings(model: OneHotEncoder | OrdinalEncoder) -> list[_Encoding]:
             "it cannot be exported with this scikit-learn version."
         )
     encodings, offset = [], 0
-    for k, ((named, known, learned, _), width) in enumerate(zip(columns, widths)):
+    for k, ((named, known, learned), width) in enumerate(zip(columns, widths)):
         block = out[:, offset : offset + width]
         offset += width
         if onehot:
@@ -351,9 +368,7 @@ def _encodings(model: OneHotEncoder | OrdinalEncoder) -> list[_Encoding]:
         else:
             found = block[:, 0]
         unknown = found[len(known) + len(learned)] if probes_unknown else (-1.0 if onehot else np.nan)
-        missing = found[len(known)] if learned else unknown  # nothing missing learned: a missing value is unknown
-        keys = np.arange(len(known), dtype=np.float64) if named else np.array(known, dtype=np.float64)
-        encodings.append(_Encoding(keys, found[: len(known)], float(missing), float(unknown), width))
+        encodings.append(_encoding(named, known, learned, found, unknown, width))
     return encodings
 
 
@@ -391,6 +406,25 @@ def _convert_ordinal(model: OrdinalEncoder, method: str, g: GraphBuilder, x: str
     # missing value's, an unknown one's unknown_value (handle_unknown="use_encoded_value"; "error" would raise)
     encodings = _encodings(model)
     return g.hstack([_encoded(g, g.columns(x, k, k + 1), e) for k, e in enumerate(encodings)], hint="ordinal")
+
+
+@register(TargetEncoder, methods=lambda model: ("transform",), categories=_encoder_categories)
+def _convert_target_encoder(model: TargetEncoder, method: str, g: GraphBuilder, x: str) -> str:
+    # transform (not fit_transform's cross-fitted values: those are the training rows' only): each known
+    # category's encoding read from the encoder, the learned missing one's, and target_mean_ for an unseen
+    # value; a multiclass encoder gives one column per class for each input column, in its order
+    columns, out = _probed(model, probes_unknown=True)
+    width = out.shape[1] // max(1, len(columns))
+    if width * len(columns) != out.shape[1]:
+        raise ExportError("Could not tell which output columns of this TargetEncoder each input column gives.")
+    parts = []
+    for k, (named, known, learned) in enumerate(columns):
+        column = g.columns(x, k, k + 1)
+        for j in range(width):
+            found = out[:, k * width + j]
+            unknown = found[len(known) + len(learned)]
+            parts.append(_encoded(g, column, _encoding(named, known, learned, found, unknown, 1)))
+    return g.hstack(parts, hint="target_encoded")
 
 
 @register(KBinsDiscretizer, methods=lambda model: ("transform",))
