@@ -610,3 +610,25 @@ def test_a_converter_that_writes_an_invalid_graph_is_an_export_error():
     model = Broken().fit(np.zeros((3, 2)), np.zeros(3))
     with pytest.raises(ww.ExportError, match="The exported graph of Broken is not a valid ONNX model"):
         ww.to_onnx(model, X_sample=np.zeros((2, 2)))
+
+
+@pytest.mark.parametrize("inputs", ["matrix", "columns"])
+def test_columns_a_column_transformer_drops_are_fed_whatever_they_hold(inputs):
+    # a frame with an identifier and free text the model never reads: they stay inputs (the model was
+    # trained on every column), marked unused, and feed() gives them NaN instead of refusing the strings
+    X = _labelled()[["weight", "s1", "s5"]].assign(
+        patient=[f"p{k:03d}" for k in range(len(FRAME))], note=np.where(FRAME.s2 > 0, "seen twice", "")
+    )
+    columns = ColumnTransformer(
+        [("cats", OneHotEncoder(handle_unknown="ignore", sparse_output=False), ["weight"]), ("nums", "passthrough", ["s1", "s5"])],
+        remainder="drop",
+    )
+    pipe = ww.Pipeline([("columns", columns), ("ridge", Ridge())]).fit(X, TARGET)
+    model = ww.to_onnx(pipe, X_sample=X.iloc[:5], inputs=inputs)
+    signature = {c["name"]: c for c in ww.onnx.input_signature(model)["columns"]}
+    assert signature["patient"]["unused"] and signature["note"]["unused"] and "unused" not in signature["s1"]
+    assert ww.onnx.check_parity(pipe, model, X).max_abs <= 1e-12
+    kept = Pipeline([("columns", clone(columns)), ("ridge", Ridge())]).fit(X, TARGET)  # scikit-learn's own
+    assert ww.onnx.check_parity(kept, ww.to_onnx(kept, X_sample=X.iloc[:5], inputs=inputs), X).max_abs <= 1e-12
+    everything = ww.to_onnx(ww.Pipeline([("scale", StandardScaler()), ("ridge", Ridge())]).fit(FRAME[SERUM], TARGET))
+    assert not any("unused" in c for c in ww.onnx.input_signature(everything)["columns"])

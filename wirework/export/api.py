@@ -19,6 +19,10 @@ Input signature of an exported file (also stored in its metadata under
   the smallest int64 for integers, as :func:`feed` writes them) to NaN, a
   value not seen in training to ``-1``.
 
+A column no model reads (one a ``ColumnTransformer`` drops) is still an
+input, marked ``"unused"`` in the signature; :func:`feed` gives it NaN
+whatever it holds (an identifier or free text, say).
+
 Outputs are named after the methods they compute: ``predict`` (1-D:
 values, or class labels for a classifier), ``predict_proba`` (``[N,
 n_classes]``), ``transform``…
@@ -208,6 +212,29 @@ def _categories_of(obj: Any, outputs: dict) -> tuple[dict[int, np.ndarray], dict
     return {column: np.asarray(values) for column, values in found.items()}, recode
 
 
+def _columns_read(obj: Any, outputs: dict) -> frozenset[int] | None:
+    """The input columns some model reads (``None``: every one): a ``ColumnTransformer`` may drop some, and
+    the file then ignores them (:func:`feed` gives them NaN, whatever they hold)."""
+    if not outputs:
+        return converter_for(obj).reads(obj)
+    from wirework.export.network import input_source
+    from wirework.graph.nodes import DynamicNode
+
+    source = input_source(outputs)
+    read: set[int] = set()
+    for out in outputs.values():
+        for item in out._ancestry():
+            if source not in item.parents:
+                continue
+            if not isinstance(item, DynamicNode):  # a static node takes the whole input
+                return None
+            columns = converter_for(item.machine.fitted_model).reads(item.machine.fitted_model)
+            if columns is None:
+                return None
+            read.update(columns)
+    return frozenset(read)
+
+
 def to_onnx(
     obj: Any,
     X_sample: Any = None,
@@ -300,17 +327,15 @@ def to_onnx(
         g.ranks.update(_native_ranks(obj, wanted, X_sample, names, categories))
     for method, value in values.items():
         g.add_output(value, method, *kinds.get(method, (None, None)))
-    g.metadata[_METADATA_KEY] = json.dumps(
-        {
-            "layout": inputs,
-            "dtype": g.dtype.name,
-            "columns": [
-                {"name": n, "categories": None if i not in categories else class_values(categories[i]).tolist()}
-                for i, n in enumerate(names)
-            ],
-        },
-        sort_keys=True,
-    )
+    read = _columns_read(obj, outputs)
+    columns = []
+    for i, n in enumerate(names):
+        known = None if i not in categories else class_values(categories[i]).tolist()
+        column: dict[str, Any] = {"name": n, "categories": known}
+        if read is not None and i not in read:
+            column["unused"] = True  # no model reads it: feed() gives it NaN, whatever it holds
+        columns.append(column)
+    g.metadata[_METADATA_KEY] = json.dumps({"layout": inputs, "dtype": g.dtype.name, "columns": columns}, sort_keys=True)
     model = g.to_model()
     try:
         g.onnx.checker.check_model(model, full_check=True)
@@ -415,6 +440,9 @@ def feed(model: Any, X: Any) -> dict[str, np.ndarray]:
         parts = []
         for i, info in enumerate(columns):
             values = frame.iloc[:, i]
+            if info.get("unused"):
+                parts.append(np.full(len(values), np.nan))
+                continue
             if info["categories"] is not None and not pd.api.types.is_numeric_dtype(values.dtype):
                 parts.append(_codes(values, info["categories"]))  # categorical, string or object values
                 continue
@@ -429,7 +457,9 @@ def feed(model: Any, X: Any) -> dict[str, np.ndarray]:
     out = {}
     for i, info in enumerate(columns):
         values = column(i)
-        if info["categories"] is None:
+        if info.get("unused"):
+            out[info["name"]] = np.full((len(values), 1), np.nan, dtype=dtype)
+        elif info["categories"] is None:
             out[info["name"]] = np.asarray(values, dtype=dtype).reshape(-1, 1)
         elif all(isinstance(c, str) for c in info["categories"]):
             series = pd.Series(values).astype(object)

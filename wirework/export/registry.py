@@ -45,6 +45,10 @@ def _no_categories(model: Any) -> Mapping[int, np.ndarray]:
     return {}
 
 
+def _reads_every_column(model: Any) -> frozenset[int] | None:
+    return None
+
+
 @dataclass(frozen=True)
 class Converter:
     """How to export one kind of model.
@@ -61,6 +65,9 @@ class Converter:
     categories : callable ``model -> {column: values}``
         Columns the model reads as category codes, with the original
         category values (code ``i`` is ``values[i]``); empty when none.
+    reads : callable ``model -> frozenset of int or None``
+        The input columns the model reads (``None``: every one); a
+        ``ColumnTransformer`` that drops columns reads fewer.
     takes_sample : bool
         ``convert`` also takes ``sample=``: the native value of its input
         on the export's sample rows, when the model sits in a network (a
@@ -71,6 +78,7 @@ class Converter:
     methods: Callable[[Any], tuple[str, ...]]
     n_features: Callable[[Any], int] = field(default=_n_features_in)
     categories: Callable[[Any], Mapping[int, np.ndarray]] = field(default=_no_categories)
+    reads: Callable[[Any], frozenset[int] | None] = field(default=_reads_every_column)
     takes_sample: bool = False
 
     def apply(self, model: Any, method: str, g: Any, x: str, sample: Any = None) -> str:
@@ -86,7 +94,8 @@ _loaded: set[str] = set()
 
 
 def register(*classes: type, **parts: Any) -> Callable:
-    """Decorator: register ``convert`` (plus ``methods=``, ``n_features=``, ``categories=``) for ``classes``."""
+    """Decorator: register ``convert`` (plus ``methods=``, ``n_features=``, ``categories=``, ``reads=``) for
+    ``classes``."""
 
     def decorate(convert: Callable) -> Callable:
         converter = Converter(convert=convert, **parts)

@@ -184,7 +184,18 @@ def _pipeline_categories(model: SkPipeline) -> Mapping[int, np.ndarray]:
     return converter_for(first).categories(first)
 
 
-@register(SkPipeline, methods=_pipeline_methods, n_features=_pipeline_features, categories=_pipeline_categories)
+def _pipeline_reads(model: SkPipeline) -> frozenset[int] | None:
+    first = _first_step(model)
+    return converter_for(first).reads(first)
+
+
+@register(
+    SkPipeline,
+    methods=_pipeline_methods,
+    n_features=_pipeline_features,
+    categories=_pipeline_categories,
+    reads=_pipeline_reads,
+)
 def _convert_pipeline(model: SkPipeline, method: str, g: GraphBuilder, x: str) -> str:
     steps = [step for _, step in model.steps if step not in (None, "passthrough")]
     for step in steps[:-1]:
@@ -218,11 +229,19 @@ def _column_transformer_categories(model: ColumnTransformer) -> dict[int, np.nda
     return found
 
 
+def _column_transformer_reads(model: ColumnTransformer) -> frozenset[int]:
+    """The input positions some part that is not ``"drop"`` reads (the remainder's included)."""
+    positions = _selected_columns(model)
+    dropped = {name for name, part, _ in model.transformers_ if isinstance(part, str) and part == "drop"}
+    return frozenset(k for name, columns in positions.items() if name not in dropped for k in columns)
+
+
 @register(
     ColumnTransformer,
     methods=lambda model: ("transform",),
     n_features=lambda model: model.n_features_in_,
     categories=_column_transformer_categories,
+    reads=_column_transformer_reads,
 )
 def _convert_column_transformer(model: ColumnTransformer, method: str, g: GraphBuilder, x: str) -> str:
     # each part on its own columns (selected by position: names and masks were resolved when it was fitted),
