@@ -530,11 +530,11 @@ class Composite(BaseEstimator):
             )
         return sample_weight
 
-    def _fit(self, X: Any, y: Any, sample_weight: Any, output: str | None = None) -> Composite:
+    def _fit(self, X: Any, y: Any, sample_weight: Any, values: dict[str, Any] | None = None) -> Composite:
         """``fit``, with the weights given (``None``: unweighted).
 
-        ``output``: an operation of the signature whose value on the training
-        data to keep in ``_fit_output`` (for :meth:`fit_transform`).
+        ``values``: operations of the signature, each mapped to its value on
+        the training data once the fit succeeded (for :meth:`fit_transform`).
         """
         incoming = (X, y)
         built = last = self.__dict__.get("_built")
@@ -577,8 +577,8 @@ class Composite(BaseEstimator):
             )
             run = FitPass(store=built.store)  # reuses the values the fit pass just computed
             self.report_values_ = {name: run.value(node) for name, node in built.signature.report.items()}
-            if output is not None:
-                self._fit_output = run.value(built.signature[output])
+            for operation in values or ():
+                values[operation] = run.value(built.signature[operation])
         except BaseException as error:
             # The machines that trained stay trained and the next fit resumes from the failed one, but the
             # network is now partly retrained: it must not predict until a fit succeeds.
@@ -790,9 +790,9 @@ class Composite(BaseEstimator):
         """
         if type(self).fit not in (Composite.fit, WeightedFit.fit):  # a fit of its own: it must run
             return self.fit(X, y, **fit_params).transform(X)
-        self._fit(X, y, self._weights(fit_params), output="transform")
-        values = self.__dict__.pop("_fit_output")
-        return self._output(values, X)
+        values = {"transform": None}
+        self._fit(X, y, self._weights(fit_params), values)
+        return self._output(values["transform"], X)
 
     @available_if(lambda self: self._fits_and_predicts())
     def fit_predict(self, X: Any, y: Any = None, **fit_params: Any) -> Any:

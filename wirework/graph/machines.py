@@ -110,15 +110,14 @@ class Machine:
     the machine's own first training argument has, on the training data
     (during a fit pass and for ``node()``), the value the model's
     ``fit_transform`` returned when the machine trained, as in
-    scikit-learn's ``Pipeline``: a model whose ``fit_transform`` is its own
+    scikit-learn's ``Pipeline``. A model whose ``fit_transform`` is its own
     (not ``TransformerMixin``'s fit-then-transform) trains by it in a pass
-    that trains for such a node (the node is upstream of the pass's roots
-    or of a training argument it needs), and the machine holds its output
-    until it trains again. This matters where
-    the two differ by design (``TargetEncoder`` cross-fits its training
-    encodings; ``NMF`` returns the factor it learned) or by rounding
-    (``PCA``). New data pushed through the network (``node(X_new)``) is
-    transformed with ``transform``.
+    that needs such a node (upstream of the pass's roots, or of a training
+    argument of a machine the pass visits), and the machine holds the
+    output until it trains again. This matters where the two differ by
+    design (``TargetEncoder`` cross-fits its training encodings; ``NMF``
+    returns the factor it learned) or by rounding (``PCA``). New data pushed
+    through the network (``node(X_new)``) is transformed with ``transform``.
 
     Attributes
     ----------
