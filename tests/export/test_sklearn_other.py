@@ -8,11 +8,20 @@ import pytest
 import sklearn
 from sklearn.base import clone
 from sklearn.compose import ColumnTransformer, make_column_selector
-from sklearn.datasets import load_diabetes
+from sklearn.datasets import load_breast_cancer, load_diabetes
 from sklearn.decomposition import PCA, IncrementalPCA
 from sklearn.ensemble import HistGradientBoostingRegressor
 from sklearn.impute import MissingIndicator, SimpleImputer
-from sklearn.linear_model import Ridge
+from sklearn.feature_selection import (
+    RFE,
+    RFECV,
+    SelectFromModel,
+    SelectKBest,
+    SequentialFeatureSelector,
+    VarianceThreshold,
+    f_regression,
+)
+from sklearn.linear_model import Lasso, LogisticRegression, Ridge
 from sklearn.model_selection import KFold
 from sklearn.pipeline import Pipeline, make_pipeline
 from sklearn.preprocessing import (
@@ -632,3 +641,48 @@ def test_columns_a_column_transformer_drops_are_fed_whatever_they_hold(inputs):
     assert ww.onnx.check_parity(kept, ww.to_onnx(kept, X_sample=X.iloc[:5], inputs=inputs), X).max_abs <= 1e-12
     everything = ww.to_onnx(ww.Pipeline([("scale", StandardScaler()), ("ridge", Ridge())]).fit(FRAME[SERUM], TARGET))
     assert not any("unused" in c for c in ww.onnx.input_signature(everything)["columns"])
+
+
+@pytest.mark.parametrize(
+    "selector",
+    [
+        VarianceThreshold(0.005),
+        SelectKBest(f_regression, k=4),
+        SelectFromModel(Lasso(alpha=0.5)),
+        SequentialFeatureSelector(Ridge(), n_features_to_select=3, cv=3),
+        RFE(Ridge(), n_features_to_select=4),
+    ],
+    ids=["variance", "k best", "from model", "sequential", "RFE"],
+)
+def test_feature_selectors_keep_their_columns_exactly(selector):
+    X = FRAME[SERUM] * [1.0, 2.0, 1.0, 3.0, 1.0, 0.5]  # unequal variances (the threshold keeps two columns)
+    selector = clone(selector).fit(X.to_numpy(), TARGET)
+    kept = selector.transform(X.to_numpy())
+    assert 0 < kept.shape[1] < len(SERUM)
+    model = ww.to_onnx(selector, X_sample=X.to_numpy()[:3], methods=["transform"])
+    assert ww.onnx.check_parity(selector, model, X.to_numpy()).max_abs == 0.0
+    pipe = ww.Pipeline([("select", clone(selector)), ("tree", hgb())]).fit(X, TARGET)
+    model = ww.to_onnx(pipe, X_sample=X.iloc[:3])
+    assert ww.onnx.check_parity(pipe, model, X).max_abs == 0.0
+    unused = [c["name"] for c in ww.onnx.input_signature(model)["columns"] if c.get("unused")]
+    assert len(unused) == len(SERUM) - kept.shape[1]  # feed gives them NaN, whatever they hold
+
+
+def test_recursive_elimination_predicts_with_its_fitted_model_on_the_kept_columns():
+    # skl2onnx gave RFE's predictions the wrong shape ([4 N] for [N])
+    rfe = RFE(Ridge(), n_features_to_select=4).fit(FRAME, TARGET)
+    model = ww.to_onnx(rfe, X_sample=FRAME.iloc[:3])
+    assert ww.onnx.check_parity(rfe, model, FRAME).max_abs <= 1e-12
+    X, y = load_breast_cancer(return_X_y=True)
+    chosen = RFECV(LogisticRegression(max_iter=5000), step=5, cv=3).fit(X, y)
+    model = ww.to_onnx(chosen, X_sample=X[:3], methods=["predict", "predict_proba", "decision_function"])
+    report = ww.onnx.check_parity(chosen, model, X)
+    assert report.flips == 0 and report.max_abs <= 1e-9
+
+
+def test_a_selector_that_keeps_no_column_is_refused():
+    selector = SelectKBest(f_regression, k=0).fit(FRAME[SERUM], TARGET)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", UserWarning)  # scikit-learn's "No features were selected"
+        with pytest.raises(ww.ExportError, match="SelectKBest keeps no column; there is nothing to export"):
+            ww.to_onnx(selector, X_sample=FRAME[SERUM].iloc[:3], methods=["transform"])

@@ -22,7 +22,10 @@ becomes is read back from the fitted encoder, infrequent groups included; skl2on
 ``IncrementalPCA`` in scikit-learn's order of operations (a tree
 after them must see its very values), and scikit-learn's own ``Pipeline``
 and ``ColumnTransformer`` (each part through its own converter, trees
-included; the transformer's parts on the input positions they selected).
+included; the transformer's parts on the input positions they selected),
+and every feature selector (the kept columns; ``RFE``'s and ``RFECV``'s
+predictions are their fitted model's on them, which skl2onnx gave the
+wrong shape).
 """
 
 from __future__ import annotations
@@ -36,6 +39,7 @@ import pandas as pd
 from sklearn.base import is_classifier, is_regressor
 from sklearn.compose import ColumnTransformer
 from sklearn.decomposition import PCA, IncrementalPCA
+from sklearn.feature_selection._base import SelectorMixin
 from sklearn.impute import MissingIndicator, SimpleImputer
 from sklearn.linear_model import ElasticNet, Lasso, LinearRegression, Ridge
 from sklearn.linear_model._base import LinearClassifierMixin
@@ -260,6 +264,34 @@ def _convert_column_transformer(model: ColumnTransformer, method: str, g: GraphB
     if not parts:
         raise ExportError("This ColumnTransformer outputs no column; there is nothing to export.")
     return g.hstack(parts, hint="columns")
+
+
+def _selected(model: SelectorMixin) -> np.ndarray:
+    """The input positions a fitted feature selector keeps."""
+    return np.flatnonzero(model.get_support())
+
+
+def _selector_methods(model: SelectorMixin) -> tuple[str, ...]:
+    """``transform``, and for a selector that predicts with the model it fitted on the kept columns (``RFE``,
+    ``RFECV``) what that model's converter exports and the selector offers."""
+    inner = getattr(model, "estimator_", None)
+    if inner is None or not hasattr(model, "predict"):
+        return ("transform",)
+    return tuple(m for m in converter_for(inner).methods(inner) if hasattr(model, m)) + ("transform",)
+
+
+@register(SelectorMixin, methods=_selector_methods, reads=lambda model: frozenset(_selected(model).tolist()))
+def _convert_selector(model: SelectorMixin, method: str, g: GraphBuilder, x: str) -> str:
+    # every feature selector (VarianceThreshold, SelectKBest, SelectFromModel, RFE, SequentialFeatureSelector…):
+    # the kept columns, in input order; RFE's predictions are its fitted model's on them
+    kept = _selected(model)
+    if not len(kept):
+        raise ExportError(f"This {type(model).__name__} keeps no column; there is nothing to export.")
+    columns = g.take_columns(x, kept, hint="selected")
+    if method == "transform":
+        return columns
+    inner = model.estimator_
+    return converter_for(inner).convert(inner, method, g, columns)
 
 
 @register(StandardScaler, methods=lambda model: ("transform", "inverse_transform"))
