@@ -30,6 +30,7 @@ from sklearn.preprocessing import (
     OrdinalEncoder,
     PolynomialFeatures,
     PowerTransformer,
+    SplineTransformer,
     StandardScaler,
     TargetEncoder,
 )
@@ -686,3 +687,41 @@ def test_a_selector_that_keeps_no_column_is_refused():
         warnings.simplefilter("ignore", UserWarning)  # scikit-learn's "No features were selected"
         with pytest.raises(ww.ExportError, match="SelectKBest keeps no column; there is nothing to export"):
             ww.to_onnx(selector, X_sample=FRAME[SERUM].iloc[:3], methods=["transform"])
+
+
+def _spline_rows() -> np.ndarray:
+    """The diabetes data's first three columns, the same stretched and shifted past the knots, and a row
+    with a missing value."""
+    X = FRAME.to_numpy()[:, :3]
+    return np.vstack([X, X * 1.7, X - 0.2, X + 0.2, [[np.nan, 0.0, 0.01]]])
+
+
+@pytest.mark.parametrize("extrapolation", ["constant", "linear", "continue", "periodic"])
+@pytest.mark.parametrize("degree", [1, 2, 3])
+@pytest.mark.parametrize(
+    "options",
+    [{"n_knots": 4}, {"n_knots": 6, "knots": "quantile", "include_bias": False}, {"n_knots": 5, "sparse_output": True}],
+    ids=["uniform", "quantile without bias", "sparse"],
+)
+def test_spline_transformer_is_exact_inside_and_beyond_the_knots(extrapolation, degree, options):
+    # SciPy's evaluation step by step (the knot interval, de Boor's recurrence, the sum against the
+    # coefficients), scikit-learn's ends (periodic wrap, constant or linear continuation: its "linear" with
+    # degree 1 puts the later columns' ends one knot in, as the file does) and zeros for a missing value
+    spline = SplineTransformer(degree=degree, extrapolation=extrapolation, handle_missing="zeros", **options)
+    spline.fit(FRAME.to_numpy()[:, :3])
+    model = ww.to_onnx(spline, X_sample=FRAME.to_numpy()[:3, :3], methods=["transform"])
+    rows = _spline_rows()
+    native = spline.transform(rows)
+    served = ww.onnx.session(model).run(None, ww.onnx.feed(model, rows))[0]
+    np.testing.assert_array_equal(served, native.toarray() if options.get("sparse_output") else native)
+
+
+def test_splines_before_a_tree_export_exactly_and_error_ends_give_nan():
+    pipe = ww.Pipeline([("splines", SplineTransformer(n_knots=5)), ("tree", hgb())]).fit(FRAME[["bmi", "bp"]], TARGET)
+    model = ww.to_onnx(pipe, X_sample=FRAME[["bmi", "bp"]].iloc[:3])
+    assert ww.onnx.check_parity(pipe, model, FRAME[["bmi", "bp"]]).max_abs == 0.0
+    spline = SplineTransformer(extrapolation="error").fit(FRAME[["bmi"]].to_numpy())
+    model = ww.to_onnx(spline, X_sample=FRAME[["bmi"]].to_numpy()[:3], methods=["transform"])
+    assert ww.onnx.check_parity(spline, model, FRAME[["bmi"]].to_numpy()).max_abs == 0.0
+    beyond = np.array([[FRAME.bmi.max() + 1.0]])  # natively a ValueError; the file's values are NaN
+    assert np.isnan(ww.onnx.session(model).run(None, ww.onnx.feed(model, beyond))[0]).all()

@@ -14,7 +14,8 @@ averages), ``StandardScaler`` both ways (``inverse_transform`` is the last
 step of a target transform), ``FunctionTransformer`` both ways when its
 functions are none (the identity) or NumPy functions with an ONNX operator
 (see :mod:`wirework.export.elementwise`),
-``PowerTransformer`` (Yeo-Johnson and Box-Cox, both ways), ``SimpleImputer``, ``MissingIndicator``, ``KBinsDiscretizer`` and ``PolynomialFeatures`` (skl2onnx's forms do not run
+``PowerTransformer`` (Yeo-Johnson and Box-Cox, both ways), ``SplineTransformer`` (SciPy's evaluation
+and scikit-learn's ends, bit for bit; skl2onnx has none), ``SimpleImputer``, ``MissingIndicator``, ``KBinsDiscretizer`` and ``PolynomialFeatures`` (skl2onnx's forms do not run
 in float64; ours compute scikit-learn's very numbers), ``OneHotEncoder`` and
 ``OrdinalEncoder`` and ``TargetEncoder`` (string columns read as category codes; what each value
 becomes is read back from the fitted encoder, infrequent groups included; skl2onnx's
@@ -52,6 +53,7 @@ from sklearn.preprocessing import (
     OrdinalEncoder,
     PolynomialFeatures,
     PowerTransformer,
+    SplineTransformer,
     StandardScaler,
     TargetEncoder,
 )
@@ -495,6 +497,113 @@ def _convert_bins(model: KBinsDiscretizer, method: str, g: GraphBuilder, x: str)
     if model.encode == "ordinal":
         return bins
     return converter_for(model._encoder).convert(model._encoder, "transform", g, bins)
+
+
+@register(SplineTransformer, methods=lambda model: ("transform",))
+def _convert_spline(model: SplineTransformer, method: str, g: GraphBuilder, x: str) -> str:
+    # each input column through its fitted BSpline as SciPy evaluates it (its knot interval, de Boor's
+    # recurrence over the k + 1 basis functions that are not zero there, then their sum against the
+    # coefficients in SciPy's order), then scikit-learn's handling of the ends (periodic wrap, constant or
+    # linear continuation, zeros outside for "error"'s NaN) and of missing values (zeros); the last column of
+    # each block dropped without include_bias
+    parts = []
+    degree = model.degree  # as scikit-learn's transform keeps it: "linear" raises a degree <= 1 for good,
+    for f, spl in enumerate(model.bsplines_):  # so the later columns' ends sit at t[degree + 1] (its numbers)
+        block = _spline_block(model, spl, g, g.columns(x, f, f + 1), degree)
+        if model.extrapolation == "linear" and degree <= 1:
+            degree += 1
+        n_splines = spl.c.shape[1]
+        if not model.include_bias:
+            block = g.columns(block, 0, n_splines - 1)
+        parts.append(block)
+    return g.hstack(parts, hint="splines")
+
+
+def _spline_block(model: SplineTransformer, spl: Any, g: GraphBuilder, x: str, degree: int) -> str:
+    """One input column ``x`` (``[N, 1]``) through ``spl``, as ``SplineTransformer.transform`` gives it
+    (``degree``: where it puts the ends for ``constant`` and ``linear``, ``t[degree]`` and
+    ``t[-degree - 1]``)."""
+    t, k, c = np.asarray(spl.t, dtype=np.float64), int(spl.k), np.asarray(spl.c, dtype=np.float64)
+    n = len(t) - k - 1
+    extrapolation = model.extrapolation
+    zero = g.const(np.array([0.0]), "zero")
+    raw = x
+    if extrapolation == "periodic":  # x mapped into [t[k], t[n]] by NumPy's floor remainder
+        if t[n] - t[k] > 0:
+            start, period = g.const(np.array([t[k]]), "start"), g.const(np.array([t[n] - t[k]]), "period")
+            shifted = g.op("Sub", [x, start], hint="shifted")
+            rest = g.op("Mod", [shifted, period], fmod=1, hint="rest")  # C's fmod: the sign of the dividend
+            wrong_side = g.op(
+                "And",
+                [g.op("Not", [g.op("Equal", [rest, zero])]), g.op("Less", [rest, zero])],
+                hint="wrong_side",
+            )
+            rest = g.op("Where", [wrong_side, g.op("Add", [rest, period]), rest], hint="rest")
+            x = g.op("Add", [start, rest], hint="wrapped")
+        else:  # a single value in training: a constant feature
+            x = g.op("Mul", [x, zero], hint="constant")
+    # the interval: t[m] <= x < t[m + 1], m in [k, n - 1] (the first or last one beyond the knots)
+    inner = g.const(t[k + 1 : n], "inner_knots")
+    passed = g.cast(g.op("LessOrEqual", [inner, x], hint="passed"), np.int64)
+    m = g.op("Add", [g.op("ReduceSum", [passed, g.const([1], "axis")], keepdims=1, hint="count"), g.const([k])], hint="interval")
+    knots = g.op("Gather", [g.const(t, "knots"), g.op("Add", [m, g.const(np.arange(1 - k, k + 1), "offsets")])], axis=0)
+
+    def knot(d: int) -> str:  # t[m + d], d in [1 - k, k]
+        return g.columns(knots, d - (1 - k), d - (1 - k) + 1)
+
+    h = [g.const(np.array([[1.0]]), "one")]
+    for j in range(1, k + 1):
+        previous = list(h)
+        h = [zero] + h[1:] + [zero]
+        for i in range(1, j + 1):
+            right, left = knot(i), knot(i - j)
+            same = g.op("Equal", [right, left], hint="same_knots")
+            w = g.op("Div", [previous[i - 1], g.op("Sub", [right, left])], hint="w")
+            grown = g.op("Add", [h[i - 1], g.op("Mul", [w, g.op("Sub", [right, x])])], hint="h")
+            h[i - 1] = g.op("Where", [same, h[i - 1], grown], hint="h")
+            h[i] = g.op("Where", [same, zero, g.op("Mul", [w, g.op("Sub", [x, left])])], hint="h")
+    coefficients = g.const(c, "coefficients")
+    rows_shape = g.const([-1, c.shape[1]], "rows_shape")
+    value = zero  # SciPy starts each sum at 0
+    for a in range(k + 1):
+        row = g.op("Add", [m, g.const([a - k])], hint="row")
+        picked = g.op("Reshape", [g.op("Gather", [coefficients, row], axis=0), rows_shape], hint="coefficients")
+        value = g.op("Add", [value, g.op("Mul", [picked, h[a]])], hint="sum")
+    if extrapolation in ("constant", "linear", "error"):
+        ends = (t[k], t[n]) if extrapolation == "error" else (t[degree], t[-degree - 1])
+        lowest, highest = g.const(np.array([ends[0]]), "xmin"), g.const(np.array([ends[1]]), "xmax")
+        below, above = g.op("Less", [raw, lowest], hint="below"), g.op("Greater", [raw, highest], hint="above")
+        outside = np.nan if extrapolation == "error" else 0.0
+        value = g.op("Where", [g.op("Or", [below, above]), g.const(np.array([outside]), "outside"), value])
+        if extrapolation != "error":
+            value = _continued(model, spl, g, raw, value, below, above, degree)
+    return g.op("Where", [g.op("IsNaN", [raw]), zero, value], hint="splines")
+
+
+def _continued(
+    model: SplineTransformer, spl: Any, g: GraphBuilder, x: str, value: str, below: str, above: str, degree: int
+) -> str:
+    """The first and last basis functions beyond the ends: their values there (``constant``), or those plus
+    the slope times the distance (``linear``), as scikit-learn writes them; the others stay 0."""
+    n_splines = spl.c.shape[1]
+    xmin, xmax = spl.t[degree], spl.t[-degree - 1]
+    f_min, f_max = np.asarray(spl(xmin), dtype=np.float64), np.asarray(spl(xmax), dtype=np.float64)
+    ends = degree + 1 if model.extrapolation == "linear" and degree <= 1 else degree  # one more, as natively
+    first, last = np.zeros(n_splines, dtype=bool), np.zeros(n_splines, dtype=bool)
+    first[:ends], last[n_splines - ends :] = True, True
+    low = np.where(first, f_min, 0.0)
+    high = np.where(last, f_max, 0.0)
+    if model.extrapolation == "linear":
+        fp_min, fp_max = np.asarray(spl(xmin, nu=1), dtype=np.float64), np.asarray(spl(xmax, nu=1), dtype=np.float64)
+        low_slope, high_slope = np.where(first, fp_min, 0.0), np.where(last, fp_max, 0.0)
+        from_min = g.op("Sub", [x, g.const(np.array([xmin]), "xmin")])
+        from_max = g.op("Sub", [x, g.const(np.array([xmax]), "xmax")])
+        low_value = g.op("Add", [g.const(low, "f_min"), g.op("Mul", [from_min, g.const(low_slope, "fp_min")])])
+        high_value = g.op("Add", [g.const(high, "f_max"), g.op("Mul", [from_max, g.const(high_slope, "fp_max")])])
+    else:
+        low_value, high_value = g.const(low, "f_min"), g.const(high, "f_max")
+    value = g.op("Where", [below, low_value, value], hint="continued")
+    return g.op("Where", [above, high_value, value], hint="continued")
 
 
 @register(FunctionTransformer, methods=lambda model: ("transform", "inverse_transform"))
