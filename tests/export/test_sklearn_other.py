@@ -12,6 +12,8 @@ from sklearn.datasets import load_breast_cancer, load_diabetes
 from sklearn.decomposition import PCA, IncrementalPCA
 from sklearn.ensemble import HistGradientBoostingRegressor
 from sklearn.impute import MissingIndicator, SimpleImputer
+from sklearn.impute._iterative import IterativeImputer
+from sklearn.exceptions import ConvergenceWarning
 from sklearn.feature_selection import (
     RFE,
     RFECV,
@@ -21,7 +23,21 @@ from sklearn.feature_selection import (
     VarianceThreshold,
     f_regression,
 )
-from sklearn.linear_model import Lasso, LogisticRegression, Ridge
+from sklearn.linear_model import (
+    ARDRegression,
+    BayesianRidge,
+    HuberRegressor,
+    Lasso,
+    LassoLarsIC,
+    LogisticRegression,
+    MultiTaskLasso,
+    OrthogonalMatchingPursuit,
+    QuantileRegressor,
+    Ridge,
+    SGDRegressor,
+    TheilSenRegressor,
+)
+from sklearn.svm import LinearSVR
 from sklearn.model_selection import KFold
 from sklearn.pipeline import Pipeline, make_pipeline
 from sklearn.preprocessing import (
@@ -725,3 +741,73 @@ def test_splines_before_a_tree_export_exactly_and_error_ends_give_nan():
     assert ww.onnx.check_parity(spline, model, FRAME[["bmi"]].to_numpy()).max_abs == 0.0
     beyond = np.array([[FRAME.bmi.max() + 1.0]])  # natively a ValueError; the file's values are NaN
     assert np.isnan(ww.onnx.session(model).run(None, ww.onnx.feed(model, beyond))[0]).all()
+
+
+def _gappy(empty_column: bool = False) -> np.ndarray:
+    """The diabetes data with 15% of its entries missing (and one column entirely, if asked)."""
+    X = FRAME.to_numpy().copy()
+    X[np.random.default_rng(0).random(X.shape) < 0.15] = np.nan
+    if empty_column:
+        X[:, 4] = np.nan
+    return X
+
+
+@pytest.mark.parametrize(
+    "options",
+    [
+        {},
+        {"add_indicator": True, "initial_strategy": "median"},
+        {"imputation_order": "random", "n_nearest_features": 4, "random_state": 0},
+        {"min_value": -0.05, "max_value": 0.05, "max_iter": 3},
+    ],
+    ids=["default", "indicator", "random order, nearest features", "bounds"],
+)
+@pytest.mark.parametrize("empty", ["none", "dropped", "kept"])
+@pytest.mark.filterwarnings("ignore:Skipping features without any observed values:UserWarning")  # scikit-learn's
+def test_iterative_imputer_rounds_are_replayed_in_the_graph(options, empty):
+    # each fitted model predicts its feature from the current values of its neighbours, clipped to its bounds,
+    # where the entry is missing; a batch whose every entry is missing keeps the initial imputation, as natively
+    X = _gappy(empty_column=empty != "none")
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", ConvergenceWarning)  # max_iter reached: the rounds it made are replayed
+        imputer = IterativeImputer(**options, keep_empty_features=empty == "kept").fit(X)
+    model = ww.to_onnx(imputer, X_sample=X[:3], methods=["transform"])
+    assert ww.onnx.check_parity(imputer, model, X).max_abs <= 1e-12
+    nothing = np.full((1, X.shape[1]), np.nan)
+    assert ww.onnx.check_parity(imputer, model, nothing).max_abs <= 1e-12
+    assert ww.onnx.check_parity(imputer, model, np.vstack([X[:5], nothing])).max_abs <= 1e-12
+
+
+def test_an_iterative_imputer_in_a_network_and_one_that_samples():
+    X = _gappy()
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", ConvergenceWarning)
+        pipe = ww.Pipeline([("impute", IterativeImputer()), ("ridge", Ridge())]).fit(X, TARGET)
+        sampling = IterativeImputer(sample_posterior=True, random_state=0).fit(X)
+    assert ww.onnx.check_parity(pipe, ww.to_onnx(pipe, X_sample=X[:3]), X).max_abs <= 1e-12
+    with pytest.raises(ww.ExportError, match=r"sample_posterior=True\) draws each imputed value at random"):
+        ww.to_onnx(sampling, X_sample=X[:3], methods=["transform"])
+
+
+@pytest.mark.parametrize(
+    "regressor",
+    [
+        BayesianRidge(),
+        ARDRegression(),
+        HuberRegressor(max_iter=500),
+        QuantileRegressor(alpha=0.0),
+        TheilSenRegressor(random_state=0),
+        SGDRegressor(random_state=0, max_iter=5000, tol=None),
+        LinearSVR(random_state=0, max_iter=10000),
+        LassoLarsIC(),
+        OrthogonalMatchingPursuit(n_nonzero_coefs=4),
+        MultiTaskLasso(alpha=0.1),
+    ],
+    ids=lambda model: type(model).__name__,
+)
+def test_linear_regressors_are_their_coefficients(regressor):
+    # X @ coef_.T + intercept_ in the export dtype, as scikit-learn's predict computes it (several targets too)
+    y = np.column_stack([TARGET, -TARGET / 2]) if isinstance(regressor, MultiTaskLasso) else TARGET
+    fitted = clone(regressor).fit(FRAME, y)
+    model = ww.to_onnx(fitted, X_sample=FRAME.iloc[:3])
+    assert ww.onnx.check_parity(fitted, model, FRAME).max_abs <= 1e-12

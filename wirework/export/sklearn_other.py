@@ -9,7 +9,9 @@ float32 thresholds, so an unregistered tree model is refused instead.
 Ours, because skl2onnx has none that fits a learning network:
 linear regressors (``X @ coef_.T + intercept_`` as scikit-learn computes
 it, in either precision, where skl2onnx's float32 form is an untyped
-``LinearRegressor``), ``LabelEncoder.inverse_transform`` (the label decoding of stacks and
+``LinearRegressor``: every ``LinearModel`` regressor, the Bayesian ones,
+SGD's and ``LinearSVR``), ``IterativeImputer`` (its rounds replayed with
+each fitted model's converter), ``LabelEncoder.inverse_transform`` (the label decoding of stacks and
 averages), ``StandardScaler`` both ways (``inverse_transform`` is the last
 step of a target transform), ``FunctionTransformer`` both ways when its
 functions are none (the identity) or NumPy functions with an ONNX operator
@@ -42,9 +44,36 @@ from sklearn.compose import ColumnTransformer
 from sklearn.decomposition import PCA, IncrementalPCA
 from sklearn.feature_selection._base import SelectorMixin
 from sklearn.impute import MissingIndicator, SimpleImputer
-from sklearn.linear_model import ElasticNet, Lasso, LinearRegression, Ridge
+from sklearn.impute._iterative import IterativeImputer  # importable without enabling the experimental name
+from sklearn.linear_model import (
+    ARDRegression,
+    BayesianRidge,
+    ElasticNet,
+    ElasticNetCV,
+    HuberRegressor,
+    Lars,
+    LarsCV,
+    Lasso,
+    LassoCV,
+    LassoLars,
+    LassoLarsCV,
+    LassoLarsIC,
+    LinearRegression,
+    MultiTaskElasticNet,
+    MultiTaskElasticNetCV,
+    MultiTaskLasso,
+    MultiTaskLassoCV,
+    OrthogonalMatchingPursuit,
+    OrthogonalMatchingPursuitCV,
+    QuantileRegressor,
+    Ridge,
+    RidgeCV,
+    SGDRegressor,
+    TheilSenRegressor,
+)
 from sklearn.linear_model._base import LinearClassifierMixin
 from sklearn.pipeline import Pipeline as SkPipeline
+from sklearn.svm import LinearSVR
 from sklearn.preprocessing import (
     FunctionTransformer,
     KBinsDiscretizer,
@@ -762,6 +791,55 @@ def _convert_simple_imputer(model: SimpleImputer, method: str, g: GraphBuilder, 
     return g.hstack([out, _indicated(g, missing, indicator)], hint="with_indicator")
 
 
+@register(IterativeImputer, methods=lambda model: ("transform",))
+def _convert_iterative_imputer(model: IterativeImputer, method: str, g: GraphBuilder, x: str) -> str:
+    # scikit-learn's transform: the initial SimpleImputer (features empty in training dropped, or kept with
+    # keep_empty_features and then never imputed); then, in the fitted order, each feature's missing entries
+    # take its fitted model's prediction from the current values of its neighbour features, clipped to its
+    # bounds (predicted for every row, kept where the entry is missing); a batch whose every entry is missing
+    # keeps the initial values, as natively; then the indicator columns
+    if model.sample_posterior:
+        raise ExportError(
+            "IterativeImputer(sample_posterior=True) draws each imputed value at random; it cannot be exported. "
+            "Fit it with sample_posterior=False."
+        )
+    try:
+        empty = np.asarray(model._is_empty_feature, dtype=bool)
+        lowest, highest = np.asarray(model._min_value, dtype=np.float64), np.asarray(model._max_value, dtype=np.float64)
+    except AttributeError as error:
+        raise ExportError(
+            "This IterativeImputer does not keep what its transform reads (its empty features and bounds); "
+            "refit it with the scikit-learn version installed."
+        ) from error
+    missing = _missing(g, x, model.missing_values)
+    initial = _convert_simple_imputer(model.initial_imputer_, "transform", g, x)
+    kept = np.arange(len(empty)) if model.keep_empty_features else np.flatnonzero(~empty)
+    columns = [g.columns(initial, j, j + 1) for j in range(len(kept))]  # positions the fitted models index
+    for step in model.imputation_sequence_:
+        j = step.feat_idx
+        if empty[kept[j]]:  # kept empty: marked not missing, never imputed
+            continue
+        estimator = step.estimator
+        neighbours = g.hstack([columns[i] for i in step.neighbor_feat_idx], hint="neighbours")
+        guess = g.as_column(converter_for(estimator).convert(estimator, "predict", g, neighbours))
+        low, high = g.const(np.array([lowest[j]]), "min_value"), g.const(np.array([highest[j]]), "max_value")
+        clipped = g.op("Min", [g.op("Max", [guess, low], hint="clipped"), high], hint="clipped")  # np.clip
+        gap = g.columns(missing, int(kept[j]), int(kept[j]) + 1)
+        columns[j] = g.op("Where", [gap, clipped, columns[j]], hint="imputed")
+    out = g.hstack(columns, hint="imputed")
+    if not model.n_iter_:
+        out = initial
+    elif not (model.keep_empty_features and empty.any()):  # else some entry is never missing
+        present = g.cast(g.op("Not", [g.take_columns(missing, kept, hint="kept")]), np.int64)
+        anything = g.op("ReduceMax", [present], keepdims=0, hint="any_present")
+        every_missing = g.op("Equal", [anything, g.const(np.array(0))], hint="every_missing")
+        out = g.op("Where", [every_missing, initial, out], hint="imputed")
+    indicator = getattr(model, "indicator_", None)
+    if indicator is None:
+        return out
+    return g.hstack([out, _indicated(g, missing, indicator)], hint="with_indicator")
+
+
 def _indicated(g: GraphBuilder, missing: str, indicator: MissingIndicator) -> str:
     """A ``MissingIndicator``'s output: the columns it learned to flag (``features_``), each entry 1 where missing."""
     return g.cast(g.take_columns(missing, indicator.features_, hint="indicated"), g.dtype)
@@ -824,7 +902,17 @@ def _convert_pca(model: Any, method: str, g: GraphBuilder, x: str) -> str:
     return out
 
 
-@register(LinearRegression, Ridge, Lasso, ElasticNet, methods=lambda model: ("predict",))
+#: Regressors whose ``predict`` is ``X @ coef_.T + intercept_`` (scikit-learn's ``LinearModel``, the
+#: Bayesian ones without ``return_std``, SGD's).
+_LINEAR_REGRESSORS = (
+    LinearRegression, Ridge, RidgeCV, Lasso, LassoCV, ElasticNet, ElasticNetCV, Lars, LarsCV, LassoLars,
+    LassoLarsCV, LassoLarsIC, OrthogonalMatchingPursuit, OrthogonalMatchingPursuitCV, MultiTaskLasso,
+    MultiTaskLassoCV, MultiTaskElasticNet, MultiTaskElasticNetCV, BayesianRidge, ARDRegression, HuberRegressor,
+    QuantileRegressor, TheilSenRegressor, SGDRegressor, LinearSVR,
+)
+
+
+@register(*_LINEAR_REGRESSORS, methods=lambda model: ("predict",))
 def _convert_linear(model: Any, method: str, g: GraphBuilder, x: str) -> str:
     return _linear_scores(model, g, x, vector=np.ndim(model.coef_) == 1)
 
