@@ -185,6 +185,13 @@ class GraphBuilder:
         """The columns of a matrix value at ``positions`` (integers), in that order."""
         return self.op("Gather", [value, self.const(np.asarray(positions, dtype=np.int64), hint)], axis=1, hint=hint)
 
+    def added(self, values: Sequence[str]) -> str:
+        """``values[0] + values[1] + ...`` added left to right, as Python's ``sum`` and a loop of ``+`` do."""
+        total = values[0]
+        for value in values[1:]:
+            total = self.op("Add", [total, value], hint="sum")
+        return total
+
     def hstack(self, parts: Sequence[str], hint: str = "hcat") -> str:
         """Matrix values side by side (one part: itself)."""
         return parts[0] if len(parts) == 1 else self.op("Concat", list(parts), axis=1, hint=hint)

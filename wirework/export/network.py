@@ -99,10 +99,7 @@ def _hcat(cx: Context, node: StaticNode) -> str:
 
 def sum_in_order(cx: Context, values: list[str]) -> str:
     """``values[0] + values[1] + ...`` added left to right, as Python's ``sum`` and a loop of ``+`` do."""
-    total = values[0]
-    for value in values[1:]:
-        total = cx.g.op("Add", [total, value], hint="sum")
-    return total
+    return cx.g.added(values)
 
 
 def _mean(cx: Context, node: StaticNode) -> str:

@@ -1,0 +1,148 @@
+"""scikit-learn's own meta-estimators, each through the converters of the models it holds.
+
+skl2onnx has no float64 form of ``TransformedTargetRegressor``, and its
+ensembles' converters write trees with the deprecated operators, so a
+scikit-learn ``StackingRegressor`` or ``VotingClassifier`` was refused. Here:
+
+- ``TransformedTargetRegressor``: the regressor's ``predict`` as one column,
+  then the transformer's ``inverse_transform`` (back to 1-D for a 1-D target);
+- ``VotingRegressor`` and ``VotingClassifier``: the members' predictions (or
+  probabilities) added member by member, weighted, divided by the weights'
+  sum; hard voting counts weighted one-hot votes as ``np.bincount`` does;
+- ``StackingRegressor`` and ``StackingClassifier``: each member's
+  ``stack_method_`` output (a binary classifier's probabilities without the
+  first column), the input after them with ``passthrough``, then the final
+  estimator; the classifier's labels decoded by its label encoder;
+- ``BaggingRegressor``: each member's prediction on its features, added in
+  the order and groups of scikit-learn's jobs, divided by their number.
+
+Additions follow NumPy's order where it is plain; its pairwise sums over
+more than two members may round otherwise, so these agree within about
+1e-15 relative, not always bit for bit.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+from sklearn.compose import TransformedTargetRegressor
+from sklearn.ensemble import (
+    BaggingRegressor,
+    StackingClassifier,
+    StackingRegressor,
+    VotingClassifier,
+    VotingRegressor,
+)
+
+from wirework.errors import ExportError
+from wirework.export.builder import GraphBuilder
+from wirework.export.heads import class_at, labels
+from wirework.export.registry import converter_for, register
+
+__all__: list[str] = []
+
+
+def _apply(model: Any, method: str, g: GraphBuilder, x: str) -> str:
+    return converter_for(model).convert(model, method, g, x)
+
+
+@register(TransformedTargetRegressor, methods=lambda model: ("predict",))
+def _convert_target_transform(model: TransformedTargetRegressor, method: str, g: GraphBuilder, x: str) -> str:
+    predicted = _apply(model.regressor_, "predict", g, x)
+    one_target = getattr(model, "_training_dim", 1) == 1
+    column = g.as_column(predicted) if one_target else predicted
+    back = _apply(model.transformer_, "inverse_transform", g, column)
+    return g.as_vector(back) if one_target else back
+
+
+def _weighted_average(g: GraphBuilder, values: list[str], weights: Any) -> str:
+    """NumPy's ``average`` over members: each weighted, added member by member, divided by the weights' sum
+    (their number, unweighted)."""
+    if weights is None:
+        return g.op("Div", [g.added(values), g.const(float(len(values)), "count")], hint="average")
+    weights = [float(w) for w in weights]
+    terms = [g.op("Mul", [v, g.const(w, "weight")], hint="weighted") for v, w in zip(values, weights)]
+    return g.op("Div", [g.added(terms), g.const(float(np.sum(weights)), "weight_sum")], hint="average")
+
+
+@register(VotingRegressor, methods=lambda model: ("predict",))
+def _convert_voting_regressor(model: VotingRegressor, method: str, g: GraphBuilder, x: str) -> str:
+    predictions = [_apply(member, "predict", g, x) for member in model.estimators_]
+    return _weighted_average(g, predictions, model._weights_not_none)
+
+
+def _voting_methods(model: VotingClassifier) -> tuple[str, ...]:
+    return ("predict", "predict_proba") if model.voting == "soft" else ("predict",)
+
+
+@register(VotingClassifier, methods=_voting_methods)
+def _convert_voting_classifier(model: VotingClassifier, method: str, g: GraphBuilder, x: str) -> str:
+    # the members learned the encoded labels 0..K-1 (le_); soft: the average of their probabilities and its
+    # first largest column; hard: weighted one-hot votes counted in float64 (np.bincount), the first largest
+    classes = model.le_.classes_
+    if model.voting == "soft":
+        probabilities = _weighted_average(g, [_apply(m, "predict_proba", g, x) for m in model.estimators_], model._weights_not_none)
+        return probabilities if method == "predict_proba" else labels(g, probabilities, classes)
+    weights = model._weights_not_none
+    positions = g.const(np.arange(len(classes), dtype=np.float64), "labels", dtype=np.float64)
+    counts = []
+    for k, member in enumerate(model.estimators_):
+        vote = g.cast(g.as_column(_apply(member, "predict", g, x)), np.float64)
+        votes = g.cast(g.op("Equal", [vote, positions], hint="vote"), np.float64)
+        if weights is not None:
+            votes = g.op("Mul", [votes, g.const(float(weights[k]), "weight", dtype=np.float64)], hint="weighted")
+        counts.append(votes)
+    return class_at(g, g.op("ArgMax", [g.added(counts)], axis=1, keepdims=0, hint="majority"), classes)
+
+
+def _meta_features(model: Any, g: GraphBuilder, x: str) -> str:
+    """A scikit-learn stack's ``transform``: each member's ``stack_method_`` output as columns (a binary
+    classifier's probabilities without the first column), then the input with ``passthrough``."""
+    binary = hasattr(model, "classes_") and len(model.classes_) == 2
+    as_columns = g.const([0, -1], "as_columns")  # [N] -> [N, 1]; [N, k] unchanged
+    parts = []
+    for member, method in zip(model.estimators_, model.stack_method_):
+        value = g.op("Reshape", [_apply(member, method, g, x), as_columns], hint="member")
+        parts.append(g.columns(value, 1, 2) if method == "predict_proba" and binary else value)
+    if model.passthrough:
+        parts.append(x)
+    return g.hstack(parts, hint="meta_features")
+
+
+@register(StackingRegressor, methods=lambda model: ("predict",))
+def _convert_stacking_regressor(model: StackingRegressor, method: str, g: GraphBuilder, x: str) -> str:
+    return _apply(model.final_estimator_, "predict", g, _meta_features(model, g, x))
+
+
+def _stacking_methods(model: StackingClassifier) -> tuple[str, ...]:
+    final = model.final_estimator_
+    return ("predict",) + tuple(m for m in ("predict_proba", "decision_function") if m in converter_for(final).methods(final))
+
+
+@register(StackingClassifier, methods=_stacking_methods)
+def _convert_stacking_classifier(model: StackingClassifier, method: str, g: GraphBuilder, x: str) -> str:
+    encoder = getattr(model, "_label_encoder", None)
+    if encoder is None or isinstance(encoder, list):
+        raise ExportError("A StackingClassifier of several targets cannot be exported; export one per target.")
+    out = _apply(model.final_estimator_, method, g, _meta_features(model, g, x))
+    if method != "predict":
+        return out
+    return class_at(g, g.cast(out, np.int64), encoder.classes_)  # the final estimator learned the codes
+
+
+@register(BaggingRegressor, methods=lambda model: ("predict",))
+def _convert_bagging_regressor(model: BaggingRegressor, method: str, g: GraphBuilder, x: str) -> str:
+    # each member on its features; summed within each of scikit-learn's jobs, then the jobs' sums, then
+    # divided by the number of members
+    members = [
+        _apply(member, "predict", g, g.take_columns(x, features, hint="features"))
+        for member, features in zip(model.estimators_, model.estimators_features_)
+    ]
+    try:
+        from sklearn.ensemble._base import _partition_estimators
+    except ImportError as error:  # a private helper: another scikit-learn may not have it
+        raise ExportError(f"Cannot tell how this scikit-learn groups a bagging's members ({error}).") from error
+    jobs, _, starts = _partition_estimators(model.n_estimators, model.n_jobs)
+    sums = [g.added(members[starts[i] : starts[i + 1]]) for i in range(jobs) if starts[i + 1] > starts[i]]
+    return g.op("Div", [g.added(sums), g.const(float(model.n_estimators), "count")], hint="bagged")
