@@ -30,7 +30,13 @@ __all__ = ["Converter", "register", "register_fallback", "converter_for", "PROVI
 PROVIDERS: dict[str, tuple[str, ...]] = {
     "lightgbm": ("wirework.export.lightgbm",),
     "xgboost": ("wirework.export.xgboost",),
-    "sklearn": ("wirework.export.sklearn_trees", "wirework.export.sklearn_other", "wirework.export.sklearn_meta"),
+    "sklearn": (
+        "wirework.export.sklearn_trees",
+        "wirework.export.sklearn_other",
+        "wirework.export.sklearn_encoders",
+        "wirework.export.sklearn_preprocessing",
+        "wirework.export.sklearn_meta",
+    ),
 }
 
 
