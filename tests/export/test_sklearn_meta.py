@@ -6,6 +6,8 @@ from joblib import parallel_config
 from sklearn.compose import TransformedTargetRegressor
 from sklearn.datasets import load_breast_cancer, load_diabetes, load_iris
 from sklearn.ensemble import (
+    AdaBoostClassifier,
+    AdaBoostRegressor,
     BaggingRegressor,
     HistGradientBoostingClassifier,
     HistGradientBoostingRegressor,
@@ -103,3 +105,21 @@ def test_voting_over_exact_members_is_exact():
     trees = [(f"tree{d}", DecisionTreeRegressor(max_depth=d, random_state=0)) for d in (3, 5, 7)]
     assert exported(VotingRegressor(trees).fit(X_REG, Y_REG), X_REG).max_abs == 0.0
     assert exported(VotingRegressor(trees, weights=[0.3, 1.0, 2.5]).fit(X_REG, Y_REG), X_REG).max_abs == 0.0
+
+
+def test_adaboost_regressor_takes_the_weighted_median():
+    trees = AdaBoostRegressor(DecisionTreeRegressor(max_depth=3), n_estimators=15, random_state=0).fit(X_REG, Y_REG)
+    assert exported(trees, X_REG).max_abs == 0.0  # sorted, weights added in order, first past half: exact
+    ridges = AdaBoostRegressor(Ridge(), n_estimators=8, random_state=0).fit(X_REG, Y_REG)
+    assert exported(ridges, X_REG).max_abs <= 1e-12 * np.abs(Y_REG).max()
+
+
+@pytest.mark.parametrize(
+    ("X", "y"), [(X_CANCER, Y_CANCER), (X_IRIS, NAMES[Y_IRIS])], ids=["binary", "multiclass with names"]
+)
+def test_adaboost_classifier_votes_labels_and_probabilities(X, y):
+    model = AdaBoostClassifier(n_estimators=20, random_state=0).fit(X, y)
+    report = exported(model, X, methods=["predict", "predict_proba", "decision_function"])
+    assert report.flips == 0
+    assert report.outputs["decision_function"].max_abs == 0.0  # the weighted votes, added as natively
+    assert report.outputs["predict_proba"].max_abs <= 1e-15  # a softmax: ONNX Runtime's exp within an ulp

@@ -14,7 +14,10 @@ scikit-learn ``StackingRegressor`` or ``VotingClassifier`` was refused. Here:
   first column), the input after them with ``passthrough``, then the final
   estimator; the classifier's labels decoded by its label encoder;
 - ``BaggingRegressor``: each member's prediction on its features, added in
-  the order and groups of scikit-learn's jobs, divided by their number.
+  the order and groups of scikit-learn's jobs, divided by their number;
+- ``AdaBoostRegressor``: the weighted median of the members' predictions
+  (sorted, cumulative weights, the first reaching half the total);
+  ``AdaBoostClassifier``: SAMME's weighted votes, its labels and softmax.
 
 Additions follow NumPy's order where it is plain; its pairwise sums over
 more than two members may round otherwise, so these agree within about
@@ -28,6 +31,8 @@ from typing import Any
 import numpy as np
 from sklearn.compose import TransformedTargetRegressor
 from sklearn.ensemble import (
+    AdaBoostClassifier,
+    AdaBoostRegressor,
     BaggingRegressor,
     StackingClassifier,
     StackingRegressor,
@@ -37,7 +42,7 @@ from sklearn.ensemble import (
 
 from wirework.errors import ExportError
 from wirework.export.builder import GraphBuilder
-from wirework.export.heads import class_at, labels
+from wirework.export.heads import binary_labels, class_at, class_values, labels
 from wirework.export.registry import converter_for, register
 
 __all__: list[str] = []
@@ -146,3 +151,60 @@ def _convert_bagging_regressor(model: BaggingRegressor, method: str, g: GraphBui
     jobs, _, starts = _partition_estimators(model.n_estimators, model.n_jobs)
     sums = [g.added(members[starts[i] : starts[i + 1]]) for i in range(jobs) if starts[i + 1] > starts[i]]
     return g.op("Div", [g.added(sums), g.const(float(model.n_estimators), "count")], hint="bagged")
+
+
+@register(AdaBoostRegressor, methods=lambda model: ("predict",))
+def _convert_adaboost_regressor(model: AdaBoostRegressor, method: str, g: GraphBuilder, x: str) -> str:
+    # scikit-learn's weighted median: the members' predictions sorted per row, their weights added in that
+    # order, the first prediction whose cumulative weight reaches half the total (equal predictions may sort
+    # in any order: the value found is the same)
+    members = model.estimators_
+    as_columns = g.const([0, -1], "as_columns")
+    table = g.hstack([g.op("Reshape", [_apply(m, "predict", g, x), as_columns]) for m in members], hint="predictions")
+    values, order = g.op(
+        "TopK", [table, g.const([len(members)], "k")], axis=1, largest=0, sorted=1, outputs=2, hint="sorted"
+    )
+    weights = g.const(np.asarray(model.estimator_weights_[: len(members)], dtype=np.float64), "estimator_weights")
+    cdf = g.op("CumSum", [g.op("Gather", [weights, order], axis=0), g.const(np.array(1))], hint="weight_cdf")
+    half = g.op("Mul", [g.const(0.5, "half"), g.columns(cdf, len(members) - 1, len(members))], hint="half")
+    reached = g.cast(g.op("GreaterOrEqual", [cdf, half], hint="median_or_above"), np.int64)
+    median = g.op("ArgMax", [reached], axis=1, keepdims=1, hint="median_index")
+    return g.as_vector(g.op("GatherElements", [values, median], axis=1, hint="median"))
+
+
+def _adaboost_methods(model: AdaBoostClassifier) -> tuple[str, ...]:
+    return ("predict", "predict_proba", "decision_function")
+
+
+@register(AdaBoostClassifier, methods=_adaboost_methods)
+def _convert_adaboost_classifier(model: AdaBoostClassifier, method: str, g: GraphBuilder, x: str) -> str:
+    # SAMME: each member's vote, its weight for the class it predicts and -w / (K - 1) for the others, added
+    # member by member, divided by the weights' sum; two classes: the second column minus the first
+    classes, k = model.classes_, model.n_classes_
+    if k < 2:
+        raise ExportError("An AdaBoostClassifier that saw one class cannot be exported.")
+    values = class_values(classes)  # as the members' labels come (class_at's types)
+    known = g.const(values.reshape(1, -1), "classes", dtype=values.dtype if values.dtype.kind == "f" else None)
+    votes = []
+    for member, w in zip(model.estimators_, model.estimator_weights_):
+        predicted = g.op("Reshape", [_apply(member, "predict", g, x), g.const([-1, 1], "column_shape")])
+        chosen = g.op("Equal", [predicted, known], hint="vote")
+        votes.append(g.op("Where", [chosen, g.const(float(w), "weight"), g.const(-1 / (k - 1) * float(w), "against")]))
+    decision = g.op("Div", [g.added(votes), g.const(float(model.estimator_weights_.sum()), "weight_sum")], hint="decision")
+    if k == 2:
+        decision = g.op("Sub", [g.columns(decision, 1, 2), g.columns(decision, 0, 1)], hint="decision")
+        if method == "predict":
+            return binary_labels(g, decision, classes, strict=True)
+        if method == "decision_function":
+            return g.as_vector(decision)
+        half = g.op("Div", [decision, g.const(2.0, "two")])
+        scaled = g.op("Concat", [g.op("Neg", [half]), half], axis=1, hint="scaled")
+    else:
+        if method == "predict":
+            return labels(g, decision, classes)
+        if method == "decision_function":
+            return decision
+        scaled = g.op("Div", [decision, g.const(float(k - 1), "k_minus_1")], hint="scaled")
+    shifted = g.op("Sub", [scaled, g.op("ReduceMax", [scaled, g.const([1], "axis")], keepdims=1)], hint="shifted")
+    exponentials = g.op("Exp", [shifted], hint="exp")
+    return g.op("Div", [exponentials, g.op("ReduceSum", [exponentials, g.const([1], "axis")], keepdims=1)], hint="proba")
