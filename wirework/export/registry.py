@@ -36,6 +36,7 @@ PROVIDERS: dict[str, tuple[str, ...]] = {
         "wirework.export.sklearn_encoders",
         "wirework.export.sklearn_preprocessing",
         "wirework.export.sklearn_meta",
+        "wirework.export.sklearn_kernels",
     ),
 }
 
