@@ -9,6 +9,7 @@ from sklearn.base import clone
 from sklearn.compose import ColumnTransformer, make_column_selector
 from sklearn.datasets import load_breast_cancer
 from sklearn.decomposition import PCA, IncrementalPCA
+from sklearn.dummy import DummyClassifier, DummyRegressor
 from sklearn.ensemble import HistGradientBoostingRegressor
 from sklearn.feature_selection import (
     RFE,
@@ -261,3 +262,29 @@ def test_linear_regressors_are_their_coefficients(regressor):
     fitted = clone(regressor).fit(FRAME, y)
     model = ww.to_onnx(fitted, X_sample=FRAME.iloc[:3])
     assert ww.onnx.check_parity(fitted, model, FRAME).max_abs <= 1e-12
+
+
+@pytest.mark.parametrize(
+    "options", [{"strategy": "mean"}, {"strategy": "quantile", "quantile": 0.3}, {"strategy": "constant", "constant": 3.5}]
+)
+def test_dummy_regressors_predict_their_constant_on_every_row(options):
+    # baselines (of a stack, of a search): skl2onnx has no converter; rows with missing values too
+    model = DummyRegressor(**options).fit(FRAME, TARGET)
+    rows = np.vstack([FRAME.to_numpy(), np.full((1, FRAME.shape[1]), np.nan)])
+    assert ww.onnx.check_parity(model, ww.to_onnx(model, X_sample=FRAME.iloc[:3]), rows).max_abs == 0.0
+    two = {**options, "constant": [3.5, -1.0]} if "constant" in options else options  # one per target
+    several = DummyRegressor(**two).fit(FRAME, np.column_stack([TARGET, TARGET]))
+    assert ww.onnx.check_parity(several, ww.to_onnx(several, X_sample=FRAME.iloc[:3]), FRAME).max_abs == 0.0
+
+
+@pytest.mark.parametrize("strategy", ["most_frequent", "prior", "uniform", "constant"])
+def test_dummy_classifiers_labels_and_probabilities(strategy):
+    X, y = load_breast_cancer(return_X_y=True)
+    labels = np.where(y == 1, "benign", "malignant")
+    model = DummyClassifier(strategy=strategy, constant="malignant").fit(X, labels)
+    methods = ["predict_proba"] if strategy == "uniform" else ["predict", "predict_proba"]  # uniform labels are random
+    report = ww.onnx.check_parity(model, ww.to_onnx(model, X_sample=X[:3], methods=methods), X)
+    assert report.max_abs == 0.0 and report.flips == 0
+    stratified = DummyClassifier(strategy="stratified").fit(X, labels)
+    with pytest.raises(ww.ExportError, match="strategy='stratified'\\) draws labels at random"):
+        ww.to_onnx(stratified, X_sample=X[:3], methods=["predict_proba"])

@@ -32,6 +32,7 @@ import numpy as np
 from sklearn.base import is_classifier, is_regressor
 from sklearn.compose import ColumnTransformer
 from sklearn.decomposition import PCA, IncrementalPCA
+from sklearn.dummy import DummyClassifier, DummyRegressor
 from sklearn.feature_selection._base import SelectorMixin
 from sklearn.linear_model import (
     ARDRegression,
@@ -350,3 +351,49 @@ def _linear_scores(model: Any, g: GraphBuilder, x: str, vector: bool) -> str:
     out = g.op("MatMul", [x, g.const(matrix, "coef")], hint="linear")
     out = g.op("Add", [out, g.const(np.atleast_1d(model.intercept_), "intercept")], hint="linear")
     return g.as_vector(out) if vector else out
+
+
+def _rows_of(g: GraphBuilder, x: str, row: Any, hint: str, dtype: Any = None) -> str:
+    """``row`` (a constant vector) repeated for each input row: ``[N, len(row)]``, whatever ``x`` holds."""
+    row = np.asarray(row).reshape(1, -1)
+    rows = g.op("Slice", [g.op("Shape", [x]), g.const([0], "first"), g.const([1], "second")], hint="rows")
+    shape = g.op("Concat", [rows, g.const([row.shape[1]], "width")], axis=0, hint="shape")
+    return g.op("Expand", [g.const(row, hint, dtype=dtype), shape], hint=hint)
+
+
+@register(DummyRegressor, methods=lambda model: ("predict",))
+def _convert_dummy_regressor(model: DummyRegressor, method: str, g: GraphBuilder, x: str) -> str:
+    # constant_ on every row (the training mean, median, quantile or the given constant); 1-D for one target
+    out = _rows_of(g, x, np.asarray(model.constant_, dtype=np.float64).ravel(), "constant")
+    return g.as_vector(out) if model.n_outputs_ == 1 else out
+
+
+def _dummy_methods(model: DummyClassifier) -> tuple[str, ...]:
+    random = model._strategy in ("stratified", "uniform")  # draws labels at random: only uniform's probabilities
+    return ("predict_proba",) if random else ("predict", "predict_proba")
+
+
+@register(DummyClassifier, methods=_dummy_methods)
+def _convert_dummy_classifier(model: DummyClassifier, method: str, g: GraphBuilder, x: str) -> str:
+    # the same label on every row (the most frequent class, or the constant) and its probabilities: one-hot,
+    # the class prior, or uniform; a random strategy's labels cannot be exported
+    if model.n_outputs_ != 1:
+        raise ExportError("A DummyClassifier of several outputs cannot be exported; export one per output.")
+    strategy, classes, prior = model._strategy, model.classes_, np.asarray(model.class_prior_, dtype=np.float64)
+    if strategy == "stratified":
+        raise ExportError("DummyClassifier(strategy='stratified') draws labels at random; it cannot be exported.")
+    if strategy == "constant":
+        position = int(np.flatnonzero(classes == model.constant)[0])
+    else:
+        position = int(prior.argmax())
+    if method == "predict":
+        index = g.as_vector(_rows_of(g, x, [position], "class_index", dtype=np.int64))
+        return class_at(g, index, classes)
+    if strategy == "prior":
+        probabilities = prior
+    elif strategy == "uniform":
+        probabilities = np.full(len(classes), 1.0) / len(classes)
+    else:
+        probabilities = np.eye(len(classes))[position]
+    return _rows_of(g, x, probabilities, "probabilities")
+
