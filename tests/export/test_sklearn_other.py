@@ -300,3 +300,22 @@ def test_support_vector_probabilities_are_refused_not_approximated():
         ww.to_onnx(model, X_sample=X[:3])
     labels_only = ww.to_onnx(model, X_sample=X[:3], methods=["predict"])
     assert ww.onnx.check_parity(model, labels_only, X).outputs["predict"].rows_differ == 0
+
+
+def test_a_skl2onnx_part_that_approximates_in_float64_is_refused_where_a_sample_reaches_it():
+    # skl2onnx's CalibratedClassifierCV over an SVC gives probabilities 1e-8..1e-7 off: checked on the sample
+    # rows, bare, inside scikit-learn's Pipeline and inside a network; labels alone export
+    from sklearn.calibration import CalibratedClassifierCV
+
+    X, y = load_breast_cancer(return_X_y=True)
+    for model in (
+        CalibratedClassifierCV(SVC(), ensemble=False),
+        make_pipeline(StandardScaler(), CalibratedClassifierCV(SVC(), ensemble=False)),
+        ww.Pipeline([("scale", StandardScaler()), ("calibrated", CalibratedClassifierCV(SVC(), ensemble=False))]),
+    ):
+        model.fit(X, y)
+        with pytest.raises(ww.ExportError, match=r"float64 form of CalibratedClassifierCV.predict_proba differs by up to"):
+            ww.to_onnx(model, X_sample=X[:20])
+    labels_only = ww.to_onnx(model, X_sample=X[:20], methods=["predict"])
+    assert ww.onnx.check_parity(model, labels_only, X).outputs["predict"].rows_differ == 0
+    assert ww.onnx.check_parity(model, ww.to_onnx(model, X_sample=X[:20], dtype="float32"), X).flips == 0

@@ -322,7 +322,7 @@ def to_onnx(
                 f"{type(obj).__name__}: cannot export {', '.join(refused) or 'any method'}; "
                 f"its converter exports {', '.join(available) or 'nothing'}."
             )
-        values = {method: converter.convert(obj, method, g, x) for method in wanted}
+        values = {method: converter.apply(obj, method, g, x, sample=X_sample) for method in wanted}
         kinds = {}  # found by ONNX shape inference when the model is finished (the rank natively, if it cannot)
         g.ranks.update(_native_ranks(obj, wanted, X_sample, names, categories))
     for method, value in values.items():

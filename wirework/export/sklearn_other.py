@@ -64,9 +64,10 @@ from sklearn.linear_model._base import LinearClassifierMixin
 from sklearn.pipeline import Pipeline as SkPipeline
 from sklearn.preprocessing import LabelEncoder
 from sklearn.svm import SVC, LinearSVR, NuSVC
+from sklearn.utils import _safe_indexing
 
 from wirework.errors import ExportError
-from wirework.export.builder import ML_OPSET, OPSET, GraphBuilder
+from wirework.export.builder import ML_OPSET, OPSET, GraphBuilder, dense
 from wirework.export.heads import binary_labels, class_at, labels
 from wirework.export.registry import Converter, converter_for, register, register_fallback
 
@@ -123,6 +124,7 @@ def _skl2onnx(model: Any, g: GraphBuilder, x: str) -> dict[str, str]:
     _check_runs(proto, model, g)
     outputs = g.embed(proto, {"X": x}, prefix=f"{type(model).__name__.lower()}_")
     g.memo[key] = outputs
+    g.memo[("skl2onnx proto", id(model))] = proto
     return outputs
 
 
@@ -149,7 +151,43 @@ def _check_runs(proto: Any, model: Any, g: GraphBuilder) -> None:
         ) from exc
 
 
-def _convert_fallback(model: Any, method: str, g: GraphBuilder, x: str) -> str:
+def _agrees(model: Any, method: str, output: str, g: GraphBuilder, sample: Any) -> None:
+    """Refuse skl2onnx's form of ``model.<method>`` when, in float64, it does not give scikit-learn's values on
+    the export's sample rows (within 1e-12 of their scale; labels equal): never a silent approximation. Rows
+    that cannot be read as a float matrix are not checked."""
+    if g.dtype != np.float64 or sample is None or ("skl2onnx checked", id(model), method) in g.memo:
+        return
+    g.memo[("skl2onnx checked", id(model), method)] = True
+    from wirework.export.parity import session
+
+    try:
+        rows = np.asarray(sample, dtype=np.float64)
+        native = dense(getattr(model, method)(sample))
+    except Exception:  # not a float matrix, or the model's own call fails: nothing to compare with
+        return
+    proto = g.memo[("skl2onnx proto", id(model))]
+    original = {o.name: o.name for o in proto.graph.output}
+    name = next(n for n in original if output.endswith(n))
+    served = session(proto).run([name], {"X": rows})[0]
+    native, served = np.asarray(native), np.asarray(served)
+    if native.dtype.kind in "fc" or served.dtype.kind in "fc":
+        scale = max(1.0, float(np.nanmax(np.abs(native)))) if native.size else 1.0
+        gap = float(np.nanmax(np.abs(native.astype(np.float64).reshape(served.shape) - served))) if native.size else 0.0
+        if gap <= 1e-12 * scale:
+            return
+        found = f"differs by up to {gap:.2g}"
+    else:
+        if np.array_equal(native.ravel(), served.ravel()):
+            return
+        found = f"gives other labels on {int(np.sum(native.ravel() != served.ravel()))} of {len(native)} rows"
+    raise ExportError(
+        f"skl2onnx's float64 form of {type(model).__name__}.{method} {found} from scikit-learn's on the sample "
+        "rows: it would be an approximation. Export without this method, replace the model, or use "
+        "dtype='float32' where approximate values are expected."
+    )
+
+
+def _convert_fallback(model: Any, method: str, g: GraphBuilder, x: str, sample: Any = None) -> str:
     if method not in _methods(model):
         raise ExportError(f"Exporting {type(model).__name__}.{method}() is not supported; it offers {_methods(model)}.")
     if isinstance(model, LinearClassifierMixin) and method in ("predict", "decision_function"):
@@ -166,14 +204,16 @@ def _convert_fallback(model: Any, method: str, g: GraphBuilder, x: str) -> str:
         wanted = {"predict": "label", "predict_proba": "probabilities"}.get(method)
         if wanted not in outputs:
             raise ExportError(f"skl2onnx gives no {method} for {type(model).__name__} (outputs {names}).")
+        _agrees(model, method, wanted, g, sample)
         return outputs[wanted]
+    _agrees(model, method, names[0], g, sample)
     value = outputs[names[0]]
     if method == "predict":
         return g.as_vector(value)
     return g.cast(value, g.dtype)  # skl2onnx gives some transforms in float32 whatever the input (OneHotEncoder)
 
 
-register_fallback("sklearn", Converter(convert=_convert_fallback, methods=_methods))
+register_fallback("sklearn", Converter(convert=_convert_fallback, methods=_methods, takes_sample=True))
 
 
 @register(LabelEncoder, methods=lambda model: ("inverse_transform", "transform"), n_features=lambda model: 1)
@@ -213,13 +253,26 @@ def _pipeline_reads(model: SkPipeline) -> frozenset[int] | None:
     n_features=_pipeline_features,
     categories=_pipeline_categories,
     reads=_pipeline_reads,
+    takes_sample=True,
 )
-def _convert_pipeline(model: SkPipeline, method: str, g: GraphBuilder, x: str) -> str:
+def _convert_pipeline(model: SkPipeline, method: str, g: GraphBuilder, x: str, sample: Any = None) -> str:
+    # each step on the one before; the sample rows go along, transformed natively, for the steps that check
     steps = [step for _, step in model.steps if step not in (None, "passthrough")]
     for step in steps[:-1]:
-        x = converter_for(step).convert(step, "transform", g, x)
+        x = converter_for(step).apply(step, "transform", g, x, sample=sample)
+        sample = _transformed(step, sample)
     last = steps[-1]
-    return converter_for(last).convert(last, method, g, x)
+    return converter_for(last).apply(last, method, g, x, sample=sample)
+
+
+def _transformed(step: Any, sample: Any) -> Any:
+    """``step.transform(sample)``, or ``None`` when there is no sample or it cannot be transformed."""
+    if sample is None:
+        return None
+    try:
+        return step.transform(sample)
+    except Exception:  # the check it feeds is skipped; the export itself does not depend on it
+        return None
 
 
 def _selected_columns(model: ColumnTransformer) -> dict[str, list[int]]:
@@ -260,8 +313,11 @@ def _column_transformer_reads(model: ColumnTransformer) -> frozenset[int]:
     n_features=lambda model: model.n_features_in_,
     categories=_column_transformer_categories,
     reads=_column_transformer_reads,
+    takes_sample=True,
 )
-def _convert_column_transformer(model: ColumnTransformer, method: str, g: GraphBuilder, x: str) -> str:
+def _convert_column_transformer(
+    model: ColumnTransformer, method: str, g: GraphBuilder, x: str, sample: Any = None
+) -> str:
     # each part on its own columns (selected by position: names and masks were resolved when it was fitted),
     # side by side in the order scikit-learn stacks them; empty and dropped parts give no columns
     positions = _selected_columns(model)
@@ -274,7 +330,8 @@ def _convert_column_transformer(model: ColumnTransformer, method: str, g: GraphB
         if isinstance(part, str) and part == "passthrough":
             parts.append(selected)
         else:
-            parts.append(converter_for(part).convert(part, "transform", g, selected))
+            rows = None if sample is None else _safe_indexing(sample, columns, axis=1)
+            parts.append(converter_for(part).apply(part, "transform", g, selected, sample=rows))
     if not parts:
         raise ExportError("This ColumnTransformer outputs no column; there is nothing to export.")
     return g.hstack(parts, hint="columns")
