@@ -152,9 +152,10 @@ def _check_runs(proto: Any, model: Any, g: GraphBuilder) -> None:
 
 
 def _agrees(model: Any, method: str, output: str, g: GraphBuilder, sample: Any) -> None:
-    """Refuse skl2onnx's form of ``model.<method>`` when, in float64, it does not give scikit-learn's values on
-    the export's sample rows (within 1e-12 of their scale; labels equal): never a silent approximation. Rows
-    that cannot be read as a float matrix are not checked."""
+    """Refuse skl2onnx's form of ``model.<method>`` (its ``output``) when, in float64, it does not give
+    scikit-learn's values on the export's sample rows (within 1e-12 of their scale; labels equal): never a
+    silent approximation. Rows that cannot be read as a float matrix, or that the model itself refuses, are
+    not checked."""
     if g.dtype != np.float64 or sample is None or ("skl2onnx checked", id(model), method) in g.memo:
         return
     g.memo[("skl2onnx checked", id(model), method)] = True
@@ -162,28 +163,26 @@ def _agrees(model: Any, method: str, output: str, g: GraphBuilder, sample: Any) 
 
     try:
         rows = np.asarray(sample, dtype=np.float64)
-        native = dense(getattr(model, method)(sample))
+        native = np.asarray(dense(getattr(model, method)(sample)))
+        served = np.asarray(session(g.memo[("skl2onnx proto", id(model))]).run([output], {"X": rows})[0])
     except Exception:  # not a float matrix, or the model's own call fails: nothing to compare with
         return
-    proto = g.memo[("skl2onnx proto", id(model))]
-    original = {o.name: o.name for o in proto.graph.output}
-    name = next(n for n in original if output.endswith(n))
-    served = session(proto).run([name], {"X": rows})[0]
-    native, served = np.asarray(native), np.asarray(served)
-    if native.dtype.kind in "fc" or served.dtype.kind in "fc":
+    if native.size != served.size:
+        found = f"gives shape {served.shape} where scikit-learn gives {native.shape}"
+    elif native.dtype.kind in "fc" or served.dtype.kind in "fc":
         scale = max(1.0, float(np.nanmax(np.abs(native)))) if native.size else 1.0
-        gap = float(np.nanmax(np.abs(native.astype(np.float64).reshape(served.shape) - served))) if native.size else 0.0
+        gap = float(np.nanmax(np.abs(native.astype(np.float64).ravel() - served.ravel()))) if native.size else 0.0
         if gap <= 1e-12 * scale:
             return
-        found = f"differs by up to {gap:.2g}"
+        found = f"differs by up to {gap:.2g} from scikit-learn's"
     else:
         if np.array_equal(native.ravel(), served.ravel()):
             return
-        found = f"gives other labels on {int(np.sum(native.ravel() != served.ravel()))} of {len(native)} rows"
+        found = f"gives other labels than scikit-learn on {int(np.sum(native.ravel() != served.ravel()))} rows"
     raise ExportError(
-        f"skl2onnx's float64 form of {type(model).__name__}.{method} {found} from scikit-learn's on the sample "
-        "rows: it would be an approximation. Export without this method, replace the model, or use "
-        "dtype='float32' where approximate values are expected."
+        f"skl2onnx's float64 form of {type(model).__name__}.{method} {found} on the sample rows: it would be an "
+        "approximation. Export without this method, replace the model, or use dtype='float32' where approximate "
+        "values are expected."
     )
 
 
