@@ -31,7 +31,8 @@ def _kernel(g: GraphBuilder, x: str, rows: np.ndarray, kernel: Any, gamma: float
     """``k(x_i, rows_j)`` for each input row and each of ``rows``: ``[N, len(rows)]``."""
     if not isinstance(kernel, str) or kernel not in _KERNELS:
         raise ExportError(
-            f"A kernel machine with kernel={kernel!r} cannot be exported; the exported kernels are {', '.join(_KERNELS)}."
+            f"A kernel machine with kernel={kernel!r} cannot be exported; the exported kernels are "
+            f"{', '.join(_KERNELS)}."
         )
     rows = np.asarray(rows, dtype=np.float64)
     products = g.op("MatMul", [x, g.const(rows.T, "rows_t")], hint="products")
@@ -40,7 +41,8 @@ def _kernel(g: GraphBuilder, x: str, rows: np.ndarray, kernel: Any, gamma: float
     if kernel == "rbf":  # -gamma * (|x|^2 - 2 x.r + |r|^2), not below 0 before scaling, then exp
         norms = g.op("ReduceSum", [g.op("Mul", [x, x]), g.const([1], "axis")], keepdims=1, hint="input_norms")
         squared = g.op("Add", [g.op("Mul", [g.const(-2.0, "minus_two"), products]), norms], hint="distances")
-        squared = g.op("Add", [squared, g.const((rows * rows).sum(axis=1).reshape(1, -1), "row_norms")], hint="distances")
+        row_norms = g.const((rows * rows).sum(axis=1).reshape(1, -1), "row_norms")
+        squared = g.op("Add", [squared, row_norms], hint="distances")
         squared = g.op("Max", [squared, g.const(0.0, "zero")], hint="distances")
         return g.op("Exp", [g.op("Mul", [squared, g.const(-float(gamma), "minus_gamma")])], hint="kernel")
     scaled = g.op("Add", [g.op("Mul", [products, g.const(float(gamma), "gamma")]), g.const(float(coef0), "coef0")])

@@ -87,7 +87,8 @@ def _convert_voting_classifier(model: VotingClassifier, method: str, g: GraphBui
     # first largest column; hard: weighted one-hot votes counted in float64 (np.bincount), the first largest
     classes = model.le_.classes_
     if model.voting == "soft":
-        probabilities = _weighted_average(g, [_apply(m, "predict_proba", g, x) for m in model.estimators_], model._weights_not_none)
+        members = [_apply(m, "predict_proba", g, x) for m in model.estimators_]
+        probabilities = _weighted_average(g, members, model._weights_not_none)
         return probabilities if method == "predict_proba" else labels(g, probabilities, classes)
     weights = model._weights_not_none
     positions = g.const(np.arange(len(classes), dtype=np.float64), "labels", dtype=np.float64)
@@ -122,7 +123,8 @@ def _convert_stacking_regressor(model: StackingRegressor, method: str, g: GraphB
 
 def _stacking_methods(model: StackingClassifier) -> tuple[str, ...]:
     final = model.final_estimator_
-    return ("predict",) + tuple(m for m in ("predict_proba", "decision_function") if m in converter_for(final).methods(final))
+    offered = converter_for(final).methods(final)
+    return ("predict",) + tuple(m for m in ("predict_proba", "decision_function") if m in offered)
 
 
 @register(StackingClassifier, methods=_stacking_methods)
@@ -190,7 +192,8 @@ def _convert_adaboost_classifier(model: AdaBoostClassifier, method: str, g: Grap
         predicted = g.op("Reshape", [_apply(member, "predict", g, x), g.const([-1, 1], "column_shape")])
         chosen = g.op("Equal", [predicted, known], hint="vote")
         votes.append(g.op("Where", [chosen, g.const(float(w), "weight"), g.const(-1 / (k - 1) * float(w), "against")]))
-    decision = g.op("Div", [g.added(votes), g.const(float(model.estimator_weights_.sum()), "weight_sum")], hint="decision")
+    total = g.const(float(model.estimator_weights_.sum()), "weight_sum")
+    decision = g.op("Div", [g.added(votes), total], hint="decision")
     if k == 2:
         decision = g.op("Sub", [g.columns(decision, 1, 2), g.columns(decision, 0, 1)], hint="decision")
         if method == "predict":

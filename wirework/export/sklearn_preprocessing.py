@@ -115,7 +115,8 @@ def _spline_block(model: SplineTransformer, spl: Any, g: GraphBuilder, x: str, d
     # the interval: t[m] <= x < t[m + 1], m in [k, n - 1] (the first or last one beyond the knots)
     inner = g.const(t[k + 1 : n], "inner_knots")
     passed = g.cast(g.op("LessOrEqual", [inner, x], hint="passed"), np.int64)
-    m = g.op("Add", [g.op("ReduceSum", [passed, g.const([1], "axis")], keepdims=1, hint="count"), g.const([k])], hint="interval")
+    count = g.op("ReduceSum", [passed, g.const([1], "axis")], keepdims=1, hint="count")
+    m = g.op("Add", [count, g.const([k])], hint="interval")
     knots = g.op("Gather", [g.const(t, "knots"), g.op("Add", [m, g.const(np.arange(1 - k, k + 1), "offsets")])], axis=0)
 
     def knot(d: int) -> str:  # t[m + d], d in [1 - k, k]
