@@ -3,6 +3,7 @@
 import numpy as np
 import pytest
 from joblib import parallel_config
+from sklearn.calibration import CalibratedClassifierCV
 from sklearn.compose import TransformedTargetRegressor
 from sklearn.datasets import load_breast_cancer, load_diabetes, load_iris
 from sklearn.ensemble import (
@@ -21,7 +22,7 @@ from sklearn.linear_model import LogisticRegression, Ridge
 from sklearn.model_selection import KFold
 from sklearn.pipeline import make_pipeline
 from sklearn.preprocessing import PowerTransformer, StandardScaler
-from sklearn.svm import LinearSVC
+from sklearn.svm import SVC, LinearSVC
 from sklearn.tree import DecisionTreeRegressor
 
 import wirework as ww
@@ -123,3 +124,30 @@ def test_adaboost_classifier_votes_labels_and_probabilities(X, y):
     assert report.flips == 0
     assert report.outputs["decision_function"].max_abs == 0.0  # the weighted votes, added as natively
     assert report.outputs["predict_proba"].max_abs <= 1e-15  # a softmax: ONNX Runtime's exp within an ulp
+
+
+@pytest.mark.parametrize("method", ["sigmoid", "isotonic"])
+@pytest.mark.parametrize("ensemble", [True, False])
+@pytest.mark.parametrize(
+    ("X", "y", "base"),
+    [
+        (X_CANCER, Y_CANCER, HistGradientBoostingClassifier(max_iter=20, random_state=0)),  # its decision_function
+        (X_IRIS, NAMES[Y_IRIS], RandomForestClassifier(20, random_state=0)),  # its probabilities, three classes
+    ],
+    ids=["boosting, binary", "forest, multiclass"],
+)
+def test_calibrated_classifiers_over_trees(method, ensemble, X, y, base):
+    # skl2onnx refused these in float64; isotonic calibration over exact trees is exact (np.interp step by
+    # step), sigmoid within an ulp of SciPy's expit
+    model = CalibratedClassifierCV(base, method=method, ensemble=ensemble, cv=3).fit(X, y)
+    report = exported(model, X, methods=["predict", "predict_proba"])
+    assert report.flips == 0
+    assert report.outputs["predict_proba"].max_abs <= (0.0 if method == "isotonic" else 1e-15)
+
+
+def test_a_calibration_whose_scores_do_not_export_is_refused_and_boosting_scores_export():
+    model = CalibratedClassifierCV(SVC(), cv=3).fit(X_CANCER, Y_CANCER)
+    with pytest.raises(ww.ExportError, match="CalibratedClassifierCV over SVC calibrates its decision_function"):
+        ww.to_onnx(model, X_sample=X_CANCER[:3])
+    boosting = HistGradientBoostingClassifier(max_iter=20, random_state=0).fit(X_IRIS, Y_IRIS)
+    assert exported(boosting, X_IRIS, methods=["decision_function"]).max_abs == 0.0

@@ -54,7 +54,7 @@ _INT32 = np.iinfo(np.int32)
 
 def _hist_methods(model: Any) -> tuple[str, ...]:
     if isinstance(model, HistGradientBoostingClassifier):
-        return ("predict", "predict_proba")
+        return ("predict", "predict_proba", "decision_function")
     return ("predict",)
 
 
@@ -247,6 +247,8 @@ def convert_hist_gradient_boosting(model: Any, method: str, g: GraphBuilder, x: 
         return g.op("Exp", [prediction], hint="exp") if link == "LogLink" else prediction
     if method == "predict_proba":
         return probabilities(g, scores, "logistic" if n_targets == 1 else "softmax")
+    if method == "decision_function":  # the raw scores: 1-D for two classes
+        return vector(g, scores) if n_targets == 1 else scores
     if n_targets == 1:
         return binary_labels(g, scores, model.classes_, strict=True)
     return labels(g, scores, model.classes_)

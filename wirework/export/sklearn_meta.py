@@ -17,7 +17,11 @@ scikit-learn ``StackingRegressor`` or ``VotingClassifier`` was refused. Here:
   the order and groups of scikit-learn's jobs, divided by their number;
 - ``AdaBoostRegressor``: the weighted median of the members' predictions
   (sorted, cumulative weights, the first reaching half the total);
-  ``AdaBoostClassifier``: SAMME's weighted votes, its labels and softmax.
+  ``AdaBoostClassifier``: SAMME's weighted votes, its labels and softmax;
+- ``CalibratedClassifierCV`` (``sigmoid`` and ``isotonic``): each calibrated
+  classifier's response (``decision_function``, else ``predict_proba``)
+  through its calibrators (SciPy's ``expit``; ``interp1d``'s linear
+  interpolation, clipped), normalised as scikit-learn does, then averaged.
 
 Additions follow NumPy's order where it is plain; its pairwise sums over
 more than two members may round otherwise, so these agree within about
@@ -29,6 +33,7 @@ from __future__ import annotations
 from typing import Any
 
 import numpy as np
+from sklearn.calibration import CalibratedClassifierCV
 from sklearn.compose import TransformedTargetRegressor
 from sklearn.ensemble import (
     AdaBoostClassifier,
@@ -211,3 +216,77 @@ def _convert_adaboost_classifier(model: AdaBoostClassifier, method: str, g: Grap
     shifted = g.op("Sub", [scaled, g.op("ReduceMax", [scaled, g.const([1], "axis")], keepdims=1)], hint="shifted")
     exponentials = g.op("Exp", [shifted], hint="exp")
     return g.op("Div", [exponentials, g.op("ReduceSum", [exponentials, g.const([1], "axis")], keepdims=1)], hint="proba")
+
+
+@register(CalibratedClassifierCV, methods=lambda model: ("predict", "predict_proba"))
+def _convert_calibrated(model: CalibratedClassifierCV, method: str, g: GraphBuilder, x: str) -> str:
+    # the mean of the calibrated classifiers' probabilities; the label of its first largest column
+    if model.method not in ("sigmoid", "isotonic"):
+        raise ExportError(f"CalibratedClassifierCV(method={model.method!r}) cannot be exported; sigmoid and isotonic can.")
+    total = g.const(np.zeros((1, len(model.classes_))), "zeros")
+    for calibrated in model.calibrated_classifiers_:
+        total = g.op("Add", [total, _calibrated_probabilities(calibrated, g, x)], hint="sum")
+    mean = g.op("Div", [total, g.const(float(len(model.calibrated_classifiers_)), "count")], hint="calibrated")
+    return mean if method == "predict_proba" else labels(g, mean, model.classes_)
+
+
+def _calibrated_probabilities(calibrated: Any, g: GraphBuilder, x: str) -> str:
+    """One ``_CalibratedClassifier``'s ``predict_proba``: its estimator's response through the calibrators."""
+    estimator, classes = calibrated.estimator, calibrated.classes
+    if hasattr(estimator, "decision_function"):
+        if "decision_function" not in converter_for(estimator).methods(estimator):
+            raise ExportError(
+                f"A CalibratedClassifierCV over {type(estimator).__name__} calibrates its decision_function, "
+                "which its converter does not export."
+            )
+        response = _apply(estimator, "decision_function", g, x)
+    else:
+        response = _apply(estimator, "predict_proba", g, x)
+        if len(estimator.classes_) == 2:  # the positive class's column, as _get_response_values takes it
+            response = g.columns(response, 1, 2)
+    response = g.op("Reshape", [response, g.const([0, -1], "as_columns")], hint="response")
+    n_classes = len(classes)
+    positions = np.searchsorted(classes, estimator.classes_)  # LabelEncoder().fit(classes).transform(...)
+    columns: dict[int, str] = {}
+    for k, (position, calibrator) in enumerate(zip(positions, calibrated.calibrators)):
+        target = int(position) + 1 if n_classes == 2 else int(position)
+        columns[target] = _calibrator(calibrator, g, g.columns(response, k, k + 1))
+    if n_classes == 2:
+        proba = g.op("Concat", [g.op("Sub", [g.const(1.0, "one"), columns[1]]), columns[1]], axis=1, hint="proba")
+    else:
+        nothing = g.op("Mul", [g.columns(response, 0, 1), g.const(0.0, "zero")], hint="never_seen")
+        proba = g.op("Concat", [columns.get(j, nothing) for j in range(n_classes)], axis=1, hint="proba")
+        if n_classes < 8:  # NumPy adds a short row left to right
+            denominator = g.added([g.columns(proba, j, j + 1) for j in range(n_classes)])
+        else:  # and a longer one pairwise, which ONNX Runtime's sum may round otherwise
+            denominator = g.op("ReduceSum", [proba, g.const([1], "axis")], keepdims=1, hint="denominator")
+        empty = g.op("Equal", [denominator, g.const(0.0, "zero")], hint="empty")
+        uniform = g.const(np.full((1, n_classes), 1.0 / n_classes), "uniform")
+        proba = g.op("Where", [empty, uniform, g.op("Div", [proba, denominator])], hint="normalised")
+    one = g.const(1.0, "one")
+    barely = g.op("And", [g.op("Less", [one, proba]), g.op("LessOrEqual", [proba, g.const(1.0 + 1e-5, "tolerance")])])
+    return g.op("Where", [barely, one, proba], hint="proba")
+
+
+def _calibrator(calibrator: Any, g: GraphBuilder, t: str) -> str:
+    """A calibrator's ``predict`` of a ``[N, 1]`` response: SciPy's ``expit(-(a T + b))``, or the isotonic
+    fit's ``np.interp`` (which SciPy's linear ``interp1d`` calls) of ``T`` clipped to the thresholds' range."""
+    if hasattr(calibrator, "a_"):
+        z = g.op("Add", [g.op("Mul", [g.const(float(calibrator.a_), "a"), t]), g.const(float(calibrator.b_), "b")])
+        return g.op("Div", [g.const(1.0, "one"), g.op("Add", [g.const(1.0, "one"), g.op("Exp", [z])])], hint="expit")
+    xs = np.asarray(calibrator.X_thresholds_, dtype=np.float64)
+    ys = np.asarray(calibrator.y_thresholds_, dtype=np.float64)
+    if len(xs) < 2:  # a constant fit
+        return g.op("Add", [g.op("Mul", [t, g.const(0.0, "zero")]), g.const(float(ys[0]), "level")], hint="isotonic")
+    low, high = g.const(float(calibrator.X_min_), "x_min"), g.const(float(calibrator.X_max_), "x_max")
+    t = g.op("Min", [g.op("Max", [t, low]), high], hint="clipped")
+    # np.interp: j, the last threshold <= t; y_j where t is x_j (the last one included), else the slope to
+    # the next threshold times (t - x_j), plus y_j
+    passed = g.cast(g.op("LessOrEqual", [g.const(xs.reshape(1, -1), "thresholds"), t]), np.int64)
+    j = g.op("Sub", [g.op("ReduceSum", [passed, g.const([1], "axis")], keepdims=1), g.const(np.array(1))], hint="j")
+    following = g.op("Min", [g.op("Add", [j, g.const(np.array(1))]), g.const(np.array(len(xs) - 1))], hint="j_next")
+    x_j, x_next = (g.op("Gather", [g.const(xs, "xs"), i], axis=0) for i in (j, following))
+    y_j, y_next = (g.op("Gather", [g.const(ys, "ys"), i], axis=0) for i in (j, following))
+    slope = g.op("Div", [g.op("Sub", [y_next, y_j]), g.op("Sub", [x_next, x_j])], hint="slope")
+    between = g.op("Add", [g.op("Mul", [slope, g.op("Sub", [t, x_j])]), y_j], hint="interpolated")
+    return g.op("Where", [g.op("Equal", [t, x_j]), y_j, between], hint="isotonic")
