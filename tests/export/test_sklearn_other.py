@@ -302,21 +302,44 @@ def test_support_vector_probabilities_are_refused_not_approximated():
     assert ww.onnx.check_parity(model, labels_only, X).outputs["predict"].rows_differ == 0
 
 
-def test_a_skl2onnx_part_that_approximates_in_float64_is_refused_where_a_sample_reaches_it():
-    # skl2onnx's LinearDiscriminantAnalysis gives probabilities 1e-3 off in float64: checked on the sample
-    # rows, bare, inside scikit-learn's Pipeline and inside a network; its labels alone export
-    from sklearn.discriminant_analysis import LinearDiscriminantAnalysis
+def _nudged(model):
+    """``model`` whose own ``predict_proba`` gives 1e-9 more than it should: what a skl2onnx form that rounds
+    otherwise looks like to the check."""
+    honest = model.predict_proba
+    model.predict_proba = lambda rows: honest(rows) + 1e-9
+    return model
+
+
+def test_a_skl2onnx_part_that_differs_in_float64_is_refused_where_a_sample_reaches_it():
+    # every part skl2onnx converts is run alone on the sample rows that reach it: bare, inside scikit-learn's
+    # Pipeline and inside a network (skl2onnx's LinearDiscriminantAnalysis probabilities were 1.5e-3 off so)
+    from sklearn.naive_bayes import GaussianNB
 
     X, y = load_breast_cancer(return_X_y=True)
-    for model in (
-        make_pipeline(StandardScaler(), LinearDiscriminantAnalysis()),
-        ww.Pipeline([("scale", StandardScaler()), ("lda", LinearDiscriminantAnalysis())]),
-    ):
-        model.fit(X, y)
-        with pytest.raises(ww.ExportError, match=r"float64 form of LinearDiscriminantAnalysis.predict_proba differs by up to .* from scikit-learn.s on the sample"):
-            ww.to_onnx(model, X_sample=X[:20])
-    bare = LinearDiscriminantAnalysis().fit(StandardScaler().fit_transform(X), y)
-    with pytest.raises(ww.ExportError, match=r"LinearDiscriminantAnalysis.predict_proba differs"):
-        ww.to_onnx(bare, X_sample=StandardScaler().fit_transform(X)[:20])
-    labels_only = ww.to_onnx(model, X_sample=X[:20], methods=["predict"])
-    assert ww.onnx.check_parity(model, labels_only, X).outputs["predict"].rows_differ == 0
+    message = r"float64 form of GaussianNB.predict_proba differs by up to 1e-09 from scikit-learn.s on the sample"
+    with pytest.raises(ww.ExportError, match=message):
+        ww.to_onnx(_nudged(GaussianNB().fit(X, y)), X_sample=X[:20])
+    pipe = make_pipeline(StandardScaler(), GaussianNB()).fit(X, y)
+    _nudged(pipe[-1])
+    with pytest.raises(ww.ExportError, match=message):
+        ww.to_onnx(pipe, X_sample=X[:20])
+    network = ww.Pipeline([("scale", StandardScaler()), ("nb", GaussianNB())]).fit(X, y)
+    _nudged(network.fitted_params_()["nb"])
+    with pytest.raises(ww.ExportError, match=message):
+        ww.to_onnx(network, X_sample=X[:20])
+    labels_only = ww.to_onnx(network, X_sample=X[:20], methods=["predict"])
+    assert ww.onnx.check_parity(network, labels_only, X).outputs["predict"].rows_differ == 0
+    honest = GaussianNB().fit(X, y)
+    assert ww.onnx.check_parity(honest, ww.to_onnx(honest, X_sample=X[:20]), X).max_abs <= 1e-12
+
+
+@pytest.mark.parametrize("data", ["binary", "multiclass"])
+def test_linear_discriminant_probabilities_are_scikit_learn_s(data):
+    # expit of the score for two classes, softmax otherwise; skl2onnx's were 1.5e-3 off in float64
+    from sklearn.datasets import load_iris
+    from sklearn.discriminant_analysis import LinearDiscriminantAnalysis
+
+    X, y = load_breast_cancer(return_X_y=True) if data == "binary" else load_iris(return_X_y=True)
+    model = make_pipeline(StandardScaler(), LinearDiscriminantAnalysis()).fit(X, y)
+    report = ww.onnx.check_parity(model, ww.to_onnx(model, X_sample=X[:5]), X)
+    assert report.flips == 0 and report.outputs["predict_proba"].max_abs <= 1e-15

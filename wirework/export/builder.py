@@ -192,6 +192,13 @@ class GraphBuilder:
             total = self.op("Add", [total, value], hint="sum")
         return total
 
+    def row_sum(self, value: str, width: int) -> str:
+        """Each row of a ``[N, width]`` value summed, ``[N, 1]``, as NumPy sums a row: left to right when
+        shorter than 8 (longer rows it adds pairwise, which ``ReduceSum`` may round otherwise)."""
+        if width < 8:
+            return self.added([self.columns(value, j, j + 1) for j in range(width)])
+        return self.op("ReduceSum", [value, self.const([1], "axis")], keepdims=1, hint="row_sum")
+
     def hstack(self, parts: Sequence[str], hint: str = "hcat") -> str:
         """Matrix values side by side (one part: itself)."""
         return parts[0] if len(parts) == 1 else self.op("Concat", list(parts), axis=1, hint=hint)

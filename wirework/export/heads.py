@@ -8,7 +8,9 @@ import numpy as np
 
 from wirework.export.builder import GraphBuilder
 
-__all__ = ["vector", "add_base", "two_columns", "labels", "binary_labels", "class_at", "class_values"]
+__all__ = [
+    "vector", "add_base", "two_columns", "labels", "binary_labels", "class_at", "class_values", "expit", "softmax"
+]
 
 
 def vector(g: GraphBuilder, scores: str) -> str:
@@ -59,3 +61,18 @@ def binary_labels(g: GraphBuilder, raw: str, classes: Any, *, strict: bool) -> s
     zero = g.const(np.zeros(1), "zero")
     positive = g.op("Greater" if strict else "GreaterOrEqual", [vector(g, raw), zero], hint="positive")
     return class_at(g, g.cast(positive, np.int64), classes)
+
+
+def expit(g: GraphBuilder, x: str) -> str:
+    """SciPy's ``expit``: ``1 / (1 + exp(-x))``."""
+    one = g.const(1.0, "one")
+    return g.op("Div", [one, g.op("Add", [one, g.op("Exp", [g.op("Neg", [x])])])], hint="expit")
+
+
+def softmax(g: GraphBuilder, scores: str, width: int) -> str:
+    """scikit-learn's ``softmax`` of ``[N, width]`` scores: minus each row's largest, exp, divided by the
+    row's sum (added as NumPy adds it)."""
+    largest = g.op("ReduceMax", [scores, g.const([1], "axis")], keepdims=1, hint="largest")
+    exponentials = g.op("Exp", [g.op("Sub", [scores, largest])], hint="exp")
+    return g.op("Div", [exponentials, g.row_sum(exponentials, width)], hint="softmax")
+

@@ -47,7 +47,7 @@ from sklearn.ensemble import (
 
 from wirework.errors import ExportError
 from wirework.export.builder import GraphBuilder
-from wirework.export.heads import binary_labels, class_at, class_values, labels
+from wirework.export.heads import binary_labels, class_at, class_values, labels, softmax
 from wirework.export.registry import converter_for, register
 
 __all__: list[str] = []
@@ -213,9 +213,7 @@ def _convert_adaboost_classifier(model: AdaBoostClassifier, method: str, g: Grap
         if method == "decision_function":
             return decision
         scaled = g.op("Div", [decision, g.const(float(k - 1), "k_minus_1")], hint="scaled")
-    shifted = g.op("Sub", [scaled, g.op("ReduceMax", [scaled, g.const([1], "axis")], keepdims=1)], hint="shifted")
-    exponentials = g.op("Exp", [shifted], hint="exp")
-    return g.op("Div", [exponentials, g.op("ReduceSum", [exponentials, g.const([1], "axis")], keepdims=1)], hint="proba")
+    return softmax(g, scaled, k)
 
 
 @register(CalibratedClassifierCV, methods=lambda model: ("predict", "predict_proba"))
@@ -256,10 +254,7 @@ def _calibrated_probabilities(calibrated: Any, g: GraphBuilder, x: str) -> str:
     else:
         nothing = g.op("Mul", [g.columns(response, 0, 1), g.const(0.0, "zero")], hint="never_seen")
         proba = g.op("Concat", [columns.get(j, nothing) for j in range(n_classes)], axis=1, hint="proba")
-        if n_classes < 8:  # NumPy adds a short row left to right
-            denominator = g.added([g.columns(proba, j, j + 1) for j in range(n_classes)])
-        else:  # and a longer one pairwise, which ONNX Runtime's sum may round otherwise
-            denominator = g.op("ReduceSum", [proba, g.const([1], "axis")], keepdims=1, hint="denominator")
+        denominator = g.row_sum(proba, n_classes)
         empty = g.op("Equal", [denominator, g.const(0.0, "zero")], hint="empty")
         uniform = g.const(np.full((1, n_classes), 1.0 / n_classes), "uniform")
         proba = g.op("Where", [empty, uniform, g.op("Div", [proba, denominator])], hint="normalised")
