@@ -1,18 +1,24 @@
 """Kernel machines exported in float64: SVR, NuSVR and KernelRidge, against their predictions."""
 
+import warnings
+
 import numpy as np
 import pytest
-from sklearn.datasets import load_diabetes
+from sklearn.base import clone
+from sklearn.calibration import CalibratedClassifierCV
+from sklearn.datasets import load_breast_cancer, load_diabetes, load_iris
 from sklearn.kernel_ridge import KernelRidge
 from sklearn.pipeline import make_pipeline
 from sklearn.preprocessing import StandardScaler
-from sklearn.svm import SVR, NuSVR
+from sklearn.svm import SVC, SVR, NuSVC, NuSVR
 
 import wirework as ww
 
 pytest.importorskip("onnxruntime")
 
 X, Y = load_diabetes(return_X_y=True)
+X_CANCER, Y_CANCER = load_breast_cancer(return_X_y=True)
+X_IRIS, Y_IRIS = load_iris(return_X_y=True)
 SCALE = np.abs(Y).max()
 
 
@@ -57,3 +63,26 @@ def test_kernels_that_cannot_be_written_are_refused():
     precomputed = SVR(kernel="precomputed").fit(X @ X.T, Y)
     with pytest.raises(ww.ExportError, match="SVR with a precomputed or callable kernel cannot be exported"):
         ww.to_onnx(precomputed, X_sample=(X @ X.T)[:3])
+
+
+@pytest.mark.parametrize("shape", ["ovr", "ovo"])
+@pytest.mark.parametrize("machine", [SVC(), SVC(kernel="poly"), NuSVC()], ids=["rbf", "poly", "nu"])
+@pytest.mark.parametrize("data", ["binary", "multiclass"])
+def test_support_vector_classifiers_vote_as_libsvm(machine, shape, data):
+    # one-vs-one scores, libsvm's votes for the labels (exact), scikit-learn's decision_function (ovr by default)
+    A, b = (X_CANCER, Y_CANCER) if data == "binary" else (X_IRIS, np.array(["setosa", "versicolor", "virginica"])[Y_IRIS])
+    model = make_pipeline(StandardScaler(), clone(machine).set_params(decision_function_shape=shape)).fit(A, b)
+    exported = ww.to_onnx(model, X_sample=A[:3], methods=["predict", "decision_function"])
+    report = ww.onnx.check_parity(model, exported, A)
+    assert report.outputs["predict"].rows_differ == 0
+    assert report.outputs["decision_function"].max_abs <= 1e-12
+
+
+def test_a_calibrated_support_vector_classifier_and_refused_probabilities():
+    calibrated = make_pipeline(StandardScaler(), CalibratedClassifierCV(SVC(), cv=3)).fit(X_CANCER, Y_CANCER)
+    assert ww.onnx.check_parity(calibrated, ww.to_onnx(calibrated, X_sample=X_CANCER[:3]), X_CANCER).max_abs <= 1e-12
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", FutureWarning)  # probability=True is deprecated in scikit-learn 1.9
+        platt = SVC(probability=True, random_state=0).fit(X_IRIS, Y_IRIS)
+    with pytest.raises(ww.ExportError, match=r"SVC.predict_proba cannot be exported exactly: libsvm couples"):
+        ww.to_onnx(platt, X_sample=X_IRIS[:3])

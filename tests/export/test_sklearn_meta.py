@@ -8,6 +8,7 @@ from sklearn.compose import TransformedTargetRegressor
 from sklearn.datasets import load_breast_cancer, load_diabetes, load_iris
 from sklearn.ensemble import (
     AdaBoostClassifier,
+    GradientBoostingClassifier,
     AdaBoostRegressor,
     BaggingRegressor,
     HistGradientBoostingClassifier,
@@ -22,7 +23,7 @@ from sklearn.linear_model import LogisticRegression, Ridge
 from sklearn.model_selection import KFold
 from sklearn.pipeline import make_pipeline
 from sklearn.preprocessing import PowerTransformer, StandardScaler
-from sklearn.svm import SVC, LinearSVC
+from sklearn.svm import LinearSVC
 from sklearn.tree import DecisionTreeRegressor
 
 import wirework as ww
@@ -146,8 +147,8 @@ def test_calibrated_classifiers_over_trees(method, ensemble, X, y, base):
 
 
 def test_a_calibration_whose_scores_do_not_export_is_refused_and_boosting_scores_export():
-    model = CalibratedClassifierCV(SVC(), cv=3).fit(X_CANCER, Y_CANCER)
-    with pytest.raises(ww.ExportError, match="CalibratedClassifierCV over SVC calibrates its decision_function"):
+    model = CalibratedClassifierCV(GradientBoostingClassifier(n_estimators=10, random_state=0), cv=3).fit(X_CANCER, Y_CANCER)
+    with pytest.raises(ww.ExportError, match="over GradientBoostingClassifier calibrates its decision_function"):
         ww.to_onnx(model, X_sample=X_CANCER[:3])
     boosting = HistGradientBoostingClassifier(max_iter=20, random_state=0).fit(X_IRIS, Y_IRIS)
     assert exported(boosting, X_IRIS, methods=["decision_function"]).max_abs == 0.0

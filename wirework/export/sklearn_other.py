@@ -64,7 +64,7 @@ from sklearn.linear_model import (
 from sklearn.linear_model._base import LinearClassifierMixin
 from sklearn.pipeline import Pipeline as SkPipeline
 from sklearn.preprocessing import LabelEncoder
-from sklearn.svm import SVC, LinearSVR, NuSVC
+from sklearn.svm import LinearSVR
 from sklearn.utils import _safe_indexing
 
 from wirework.errors import ExportError
@@ -199,12 +199,6 @@ def _convert_fallback(model: Any, method: str, g: GraphBuilder, x: str, sample: 
             positive = g.as_column(expit(g, scores))
             return g.op("Concat", [g.op("Sub", [g.const(1.0, "one"), positive]), positive], axis=1, hint="proba")
         return softmax(g, scores, len(model.classes_))
-    if method == "predict_proba" and isinstance(model, (SVC, NuSVC)):
-        raise ExportError(
-            f"{type(model).__name__}.predict_proba cannot be exported exactly: libsvm couples its pairwise Platt "
-            "probabilities by an iteration that stops at a tolerance, and skl2onnx's form differs from it by up to "
-            "5e-7 (0.3% relative) on the breast cancer data. Export methods=['predict']."
-        )
     outputs = _skl2onnx(model, g, x)
     names = list(outputs)
     if is_classifier(model):
