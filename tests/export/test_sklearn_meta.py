@@ -147,8 +147,18 @@ def test_calibrated_classifiers_over_trees(method, ensemble, X, y, base):
 
 
 def test_a_calibration_whose_scores_do_not_export_is_refused_and_boosting_scores_export():
-    model = CalibratedClassifierCV(GradientBoostingClassifier(n_estimators=10, random_state=0), cv=3).fit(X_CANCER, Y_CANCER)
-    with pytest.raises(ww.ExportError, match="over GradientBoostingClassifier calibrates its decision_function"):
-        ww.to_onnx(model, X_sample=X_CANCER[:3])
-    boosting = HistGradientBoostingClassifier(max_iter=20, random_state=0).fit(X_IRIS, Y_IRIS)
-    assert exported(boosting, X_IRIS, methods=["decision_function"]).max_abs == 0.0
+    from sklearn.discriminant_analysis import QuadraticDiscriminantAnalysis
+
+    model = CalibratedClassifierCV(QuadraticDiscriminantAnalysis(), cv=3).fit(X_IRIS, Y_IRIS)
+    with pytest.raises(ww.ExportError, match="over QuadraticDiscriminantAnalysis calibrates its decision_function"):
+        ww.to_onnx(model, X_sample=X_IRIS[:3])
+    for boosting in (
+        HistGradientBoostingClassifier(max_iter=20, random_state=0),
+        GradientBoostingClassifier(n_estimators=20, random_state=0),
+    ):
+        boosting.fit(X_IRIS, Y_IRIS)
+        assert exported(boosting, X_IRIS, methods=["decision_function"]).max_abs == 0.0  # the raw scores
+    exponential = GradientBoostingClassifier(n_estimators=20, loss="exponential", random_state=0).fit(X_CANCER, Y_CANCER)
+    assert exported(exponential, X_CANCER, methods=["decision_function"]).max_abs == 0.0  # halved back: exact
+    calibrated = CalibratedClassifierCV(exponential, method="isotonic", cv=3).fit(X_CANCER, Y_CANCER)
+    assert exported(calibrated, X_CANCER).max_abs == 0.0

@@ -293,11 +293,17 @@ def _gb_link(model: Any) -> tuple[str, float]:
     raise ExportError(f"{type(model).__name__} with the loss {name} has no ONNX converter.")  # pragma: no cover
 
 
+def _boosting_classifier_methods(model: Any) -> tuple[str, ...]:
+    """A gradient boosting classifier's methods: its raw scores too."""
+    return (*classifier_methods(model), "decision_function")
+
+
 @register(GradientBoostingRegressor, methods=regressor_methods)
-@register(GradientBoostingClassifier, methods=classifier_methods)
+@register(GradientBoostingClassifier, methods=_boosting_classifier_methods)
 def convert_gradient_boosting(model: Any, method: str, g: GraphBuilder, x: str) -> str:
     """``init + sum(learning_rate * leaf)`` over the stages, then the loss's inverse link."""
-    _check_method(model, method)
+    if method != "decision_function":
+        _check_method(model, method)
     kind, scale = _gb_link(model)
     init = _gb_init(model)
     stages = np.asarray(model.estimators_)
@@ -315,6 +321,9 @@ def convert_gradient_boosting(model: Any, method: str, g: GraphBuilder, x: str) 
     scores = shared_scores(g, model, x, build)
     if kind == "identity":
         return vector(g, scores)
+    if method == "decision_function":  # the raw scores (the leaves were scaled by a power of 2: exact back)
+        raw = scores if scale == 1.0 else g.op("Div", [scores, g.const(scale, "scale")], hint="raw")
+        return vector(g, raw) if n_columns == 1 else raw
     if method == "predict_proba":
         return probabilities(g, scores, kind)
     if kind == "logistic":
