@@ -15,7 +15,8 @@ from wirework.compose import _ops
 from wirework.compose.composite import Composite
 from wirework.compose.ensemble import Seeded
 from wirework.errors import ExportError
-from wirework.export.network import Context, concat, lower, register_lowering, sum_in_order
+from wirework.export.heads import majority, weighted_average
+from wirework.export.network import Context, concat, lower, register_lowering
 from wirework.export.registry import converter_for, register
 from wirework.graph.nodes import Node, StaticNode
 
@@ -39,32 +40,14 @@ def _meta_features(cx: Context, node: StaticNode) -> str:
 
 @register_lowering(_ops.weighted_mean)
 def _weighted_mean(cx: Context, node: StaticNode) -> str:
-    values = [cx.floats(arg) for arg in node.args]
-    weights = node.kwargs.get("weights")
-    g = cx.g
-    if weights is None:
-        total = sum_in_order(cx, values)
-        return g.op("Div", [total, g.const(float(len(values)), "count")], hint="mean")
-    terms = [g.op("Mul", [g.const(float(w), "weight"), v], hint="weighted") for w, v in zip(weights, values)]
-    total = sum_in_order(cx, terms)
-    return g.op("Div", [total, g.const(float(sum(weights)), "weight_sum")], hint="mean")
+    return weighted_average(cx.g, [cx.floats(arg) for arg in node.args], node.kwargs.get("weights"))
 
 
 @register_lowering(_ops.majority)
 def _majority(cx: Context, node: StaticNode) -> str:
-    # each model's vote as a one-hot row over the encoded labels, weighted, added model by model as the
-    # native bincount adds them (in float64 whatever the export dtype, so weights tie as natively); then the
-    # first largest count, the smallest label of a tie, as NumPy's argmax
-    g = cx.g
-    weights = node.kwargs.get("weights")
-    labels = g.const(np.arange(_label_count(node), dtype=np.float64), "labels")
-    counts = []
-    for k, arg in enumerate(node.args):
-        votes = g.cast(g.op("Equal", [cx.matrix(arg), labels], hint="vote"), np.float64)
-        if weights is not None:
-            votes = g.op("Mul", [votes, g.const(float(weights[k]), "weight", dtype=np.float64)], hint="weighted")
-        counts.append(votes)
-    return g.op("ArgMax", [sum_in_order(cx, counts)], axis=1, keepdims=0, hint="majority")
+    # the first largest weighted count, the smallest label of a tie, as the native bincount and argmax
+    votes = [cx.matrix(arg) for arg in node.args]
+    return majority(cx.g, votes, _label_count(node), node.kwargs.get("weights"))
 
 
 def _label_count(node: StaticNode) -> int:

@@ -207,6 +207,10 @@ class GraphBuilder:
         """A 1-D value reshaped to one column."""
         return self.op("Reshape", [value, self.const([-1, 1], "column_shape")], hint="column")
 
+    def as_matrix(self, value: str) -> str:
+        """A 1-D value as one column, a matrix unchanged (``[N] -> [N, 1]``, ``[N, k]`` as it is)."""
+        return self.op("Reshape", [value, self.const([0, -1], "matrix_shape")], hint="matrix")
+
     def as_vector(self, value: str) -> str:
         """A one-column matrix flattened to 1-D."""
         return self.op("Reshape", [value, self.const([-1], "vector_shape")], hint="vector")

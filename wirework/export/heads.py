@@ -9,7 +9,8 @@ import numpy as np
 from wirework.export.builder import GraphBuilder
 
 __all__ = [
-    "vector", "add_base", "two_columns", "labels", "binary_labels", "class_at", "class_values", "expit", "softmax"
+    "vector", "add_base", "two_columns", "labels", "binary_labels", "class_at", "class_values", "weighted_average",
+    "majority",
 ]
 
 
@@ -63,16 +64,25 @@ def binary_labels(g: GraphBuilder, raw: str, classes: Any, *, strict: bool) -> s
     return class_at(g, g.cast(positive, np.int64), classes)
 
 
-def expit(g: GraphBuilder, x: str) -> str:
-    """SciPy's ``expit``: ``1 / (1 + exp(-x))``."""
-    one = g.const(1.0, "one")
-    return g.op("Div", [one, g.op("Add", [one, g.op("Exp", [g.op("Neg", [x])])])], hint="expit")
+def weighted_average(g: GraphBuilder, values: list[str], weights: Any = None) -> str:
+    """NumPy's ``average`` over members: each weighted, added member by member, divided by the weights' sum
+    (their number, unweighted)."""
+    if weights is None:
+        return g.op("Div", [g.added(values), g.const(float(len(values)), "count")], hint="mean")
+    terms = [g.op("Mul", [g.const(float(w), "weight"), v], hint="weighted") for w, v in zip(weights, values)]
+    return g.op("Div", [g.added(terms), g.const(float(sum(weights)), "weight_sum")], hint="mean")
 
 
-def softmax(g: GraphBuilder, scores: str, width: int) -> str:
-    """scikit-learn's ``softmax`` of ``[N, width]`` scores: minus each row's largest, exp, divided by the
-    row's sum (added as NumPy adds it)."""
-    largest = g.op("ReduceMax", [scores, g.const([1], "axis")], keepdims=1, hint="largest")
-    exponentials = g.op("Exp", [g.op("Sub", [scores, largest])], hint="exp")
-    return g.op("Div", [exponentials, g.row_sum(exponentials, width)], hint="softmax")
+def majority(g: GraphBuilder, votes: list[str], n_labels: int, weights: Any = None) -> str:
+    """The first most voted encoded label (``0..n_labels-1``) of ``[N, 1]`` votes, each voter's weighted one-hot
+    vote added voter by voter in float64 whatever the export dtype, as ``np.bincount`` counts them (so
+    weights tie as natively), then NumPy's ``argmax``."""
+    positions = g.const(np.arange(n_labels, dtype=np.float64), "labels", dtype=np.float64)
+    counts = []
+    for k, vote in enumerate(votes):
+        one_hot = g.cast(g.op("Equal", [g.cast(vote, np.float64), positions], hint="vote"), np.float64)
+        if weights is not None:
+            one_hot = g.op("Mul", [one_hot, g.const(float(weights[k]), "weight", dtype=np.float64)], hint="weighted")
+        counts.append(one_hot)
+    return g.op("ArgMax", [g.added(counts)], axis=1, keepdims=0, hint="majority")
 

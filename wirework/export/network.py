@@ -33,7 +33,7 @@ from wirework.export.registry import converter_for
 from wirework.graph import library
 from wirework.graph.nodes import DynamicNode, Node, Source, StaticNode, evaluate
 
-__all__ = ["Context", "lower", "LOWERINGS", "register_lowering", "input_source", "sum_in_order", "concat"]
+__all__ = ["Context", "lower", "LOWERINGS", "register_lowering", "input_source", "concat"]
 
 
 class Context:
@@ -97,17 +97,12 @@ def _hcat(cx: Context, node: StaticNode) -> str:
     return concat(cx, parts)
 
 
-def sum_in_order(cx: Context, values: list[str]) -> str:
-    """``values[0] + values[1] + ...`` added left to right, as Python's ``sum`` and a loop of ``+`` do."""
-    return cx.g.added(values)
-
-
 def _mean(cx: Context, node: StaticNode) -> str:
     args = node.args
     if len(args) == 1 and isinstance(args[0], (list, tuple)):
         args = tuple(args[0])
     values = [cx.floats(a) if isinstance(a, Node) else cx.value(a) for a in args]
-    return cx.g.op("Div", [sum_in_order(cx, values), cx.g.const(float(len(values)), "count")], hint="mean")
+    return cx.g.op("Div", [cx.g.added(values), cx.g.const(float(len(values)), "count")], hint="mean")
 
 
 def _binary(op_type: str) -> Callable[[Context, StaticNode], str]:

@@ -47,8 +47,17 @@ from sklearn.ensemble import (
 
 from wirework.errors import ExportError
 from wirework.export.builder import GraphBuilder
-from wirework.export.heads import binary_labels, class_at, class_values, labels, softmax
+from wirework.export.heads import (
+    binary_labels,
+    class_at,
+    class_values,
+    labels,
+    majority,
+    two_columns,
+    weighted_average,
+)
 from wirework.export.registry import converter_for, register
+from wirework.export.trees import logistic, softmax
 
 __all__: list[str] = []
 
@@ -66,20 +75,10 @@ def _convert_target_transform(model: TransformedTargetRegressor, method: str, g:
     return g.as_vector(back) if one_target else back
 
 
-def _weighted_average(g: GraphBuilder, values: list[str], weights: Any) -> str:
-    """NumPy's ``average`` over members: each weighted, added member by member, divided by the weights' sum
-    (their number, unweighted)."""
-    if weights is None:
-        return g.op("Div", [g.added(values), g.const(float(len(values)), "count")], hint="average")
-    weights = [float(w) for w in weights]
-    terms = [g.op("Mul", [v, g.const(w, "weight")], hint="weighted") for v, w in zip(values, weights)]
-    return g.op("Div", [g.added(terms), g.const(float(np.sum(weights)), "weight_sum")], hint="average")
-
-
 @register(VotingRegressor, methods=lambda model: ("predict",))
 def _convert_voting_regressor(model: VotingRegressor, method: str, g: GraphBuilder, x: str) -> str:
     predictions = [_apply(member, "predict", g, x) for member in model.estimators_]
-    return _weighted_average(g, predictions, model._weights_not_none)
+    return weighted_average(g, predictions, model._weights_not_none)
 
 
 def _voting_methods(model: VotingClassifier) -> tuple[str, ...]:
@@ -93,28 +92,19 @@ def _convert_voting_classifier(model: VotingClassifier, method: str, g: GraphBui
     classes = model.le_.classes_
     if model.voting == "soft":
         members = [_apply(m, "predict_proba", g, x) for m in model.estimators_]
-        probabilities = _weighted_average(g, members, model._weights_not_none)
+        probabilities = weighted_average(g, members, model._weights_not_none)
         return probabilities if method == "predict_proba" else labels(g, probabilities, classes)
-    weights = model._weights_not_none
-    positions = g.const(np.arange(len(classes), dtype=np.float64), "labels", dtype=np.float64)
-    counts = []
-    for k, member in enumerate(model.estimators_):
-        vote = g.cast(g.as_column(_apply(member, "predict", g, x)), np.float64)
-        votes = g.cast(g.op("Equal", [vote, positions], hint="vote"), np.float64)
-        if weights is not None:
-            votes = g.op("Mul", [votes, g.const(float(weights[k]), "weight", dtype=np.float64)], hint="weighted")
-        counts.append(votes)
-    return class_at(g, g.op("ArgMax", [g.added(counts)], axis=1, keepdims=0, hint="majority"), classes)
+    votes = [g.as_column(_apply(member, "predict", g, x)) for member in model.estimators_]
+    return class_at(g, majority(g, votes, len(classes), model._weights_not_none), classes)
 
 
 def _meta_features(model: Any, g: GraphBuilder, x: str) -> str:
     """A scikit-learn stack's ``transform``: each member's ``stack_method_`` output as columns (a binary
     classifier's probabilities without the first column), then the input with ``passthrough``."""
     binary = hasattr(model, "classes_") and len(model.classes_) == 2
-    as_columns = g.const([0, -1], "as_columns")  # [N] -> [N, 1]; [N, k] unchanged
     parts = []
     for member, method in zip(model.estimators_, model.stack_method_):
-        value = g.op("Reshape", [_apply(member, method, g, x), as_columns], hint="member")
+        value = g.as_matrix(_apply(member, method, g, x))
         parts.append(g.columns(value, 1, 2) if method == "predict_proba" and binary else value)
     if model.passthrough:
         parts.append(x)
@@ -166,8 +156,7 @@ def _convert_adaboost_regressor(model: AdaBoostRegressor, method: str, g: GraphB
     # order, the first prediction whose cumulative weight reaches half the total (equal predictions may sort
     # in any order: the value found is the same)
     members = model.estimators_
-    as_columns = g.const([0, -1], "as_columns")
-    table = g.hstack([g.op("Reshape", [_apply(m, "predict", g, x), as_columns]) for m in members], hint="predictions")
+    table = g.hstack([g.as_matrix(_apply(m, "predict", g, x)) for m in members], hint="predictions")
     values, order = g.op(
         "TopK", [table, g.const([len(members)], "k")], axis=1, largest=0, sorted=1, outputs=2, hint="sorted"
     )
@@ -213,7 +202,7 @@ def _convert_adaboost_classifier(model: AdaBoostClassifier, method: str, g: Grap
         if method == "decision_function":
             return decision
         scaled = g.op("Div", [decision, g.const(float(k - 1), "k_minus_1")], hint="scaled")
-    return softmax(g, scaled, k)
+    return softmax(g, scaled, width=k)
 
 
 @register(CalibratedClassifierCV, methods=lambda model: ("predict", "predict_proba"))
@@ -242,7 +231,7 @@ def _calibrated_probabilities(calibrated: Any, g: GraphBuilder, x: str) -> str:
         response = _apply(estimator, "predict_proba", g, x)
         if len(estimator.classes_) == 2:  # the positive class's column, as _get_response_values takes it
             response = g.columns(response, 1, 2)
-    response = g.op("Reshape", [response, g.const([0, -1], "as_columns")], hint="response")
+    response = g.as_matrix(response)
     n_classes = len(classes)
     positions = np.searchsorted(classes, estimator.classes_)  # LabelEncoder().fit(classes).transform(...)
     columns: dict[int, str] = {}
@@ -250,7 +239,7 @@ def _calibrated_probabilities(calibrated: Any, g: GraphBuilder, x: str) -> str:
         target = int(position) + 1 if n_classes == 2 else int(position)
         columns[target] = _calibrator(calibrator, g, g.columns(response, k, k + 1))
     if n_classes == 2:
-        proba = g.op("Concat", [g.op("Sub", [g.const(1.0, "one"), columns[1]]), columns[1]], axis=1, hint="proba")
+        proba = two_columns(g, columns[1])
     else:
         nothing = g.op("Mul", [g.columns(response, 0, 1), g.const(0.0, "zero")], hint="never_seen")
         proba = g.op("Concat", [columns.get(j, nothing) for j in range(n_classes)], axis=1, hint="proba")
@@ -268,7 +257,7 @@ def _calibrator(calibrator: Any, g: GraphBuilder, t: str) -> str:
     fit's ``np.interp`` (which SciPy's linear ``interp1d`` calls) of ``T`` clipped to the thresholds' range."""
     if hasattr(calibrator, "a_"):
         z = g.op("Add", [g.op("Mul", [g.const(float(calibrator.a_), "a"), t]), g.const(float(calibrator.b_), "b")])
-        return g.op("Div", [g.const(1.0, "one"), g.op("Add", [g.const(1.0, "one"), g.op("Exp", [z])])], hint="expit")
+        return logistic(g, g.op("Neg", [z]))  # expit(-(a T + b))
     xs = np.asarray(calibrator.X_thresholds_, dtype=np.float64)
     ys = np.asarray(calibrator.y_thresholds_, dtype=np.float64)
     if len(xs) < 2:  # a constant fit

@@ -69,7 +69,8 @@ from sklearn.utils import _safe_indexing
 
 from wirework.errors import ExportError
 from wirework.export.builder import ML_OPSET, OPSET, GraphBuilder, dense
-from wirework.export.heads import binary_labels, class_at, expit, labels, softmax
+from wirework.export.heads import binary_labels, class_at, labels, two_columns
+from wirework.export.trees import logistic, softmax
 from wirework.export.registry import Converter, converter_for, register, register_fallback
 
 __all__: list[str] = []
@@ -122,10 +123,9 @@ def _skl2onnx(model: Any, g: GraphBuilder, x: str) -> dict[str, str]:
         raise ExportError(
             f"skl2onnx cannot convert {type(model).__name__} in {g.dtype.name}: {type(exc).__name__}: {exc}"
         ) from exc
-    _check_runs(proto, model, g)
+    g.memo[("skl2onnx session", id(model))] = _check_runs(proto, model, g)
     outputs = g.embed(proto, {"X": x}, prefix=f"{type(model).__name__.lower()}_")
     g.memo[key] = outputs
-    g.memo[("skl2onnx proto", id(model))] = proto
     return outputs
 
 
@@ -138,12 +138,13 @@ def _convert_sklearn(convert: Callable, model: Any, input_type: Any, options: di
     )
 
 
-def _check_runs(proto: Any, model: Any, g: GraphBuilder) -> None:
-    """Refuse a converted part ONNX Runtime cannot load (skl2onnx writes some operators it lacks in double)."""
+def _check_runs(proto: Any, model: Any, g: GraphBuilder) -> Any:
+    """An ONNX Runtime session of a converted part (the check of :func:`_agrees` runs it); refuse a part it
+    cannot load (skl2onnx writes some operators it lacks in double)."""
     from wirework.export.parity import session
 
     try:
-        session(proto)
+        return session(proto)
     except Exception as exc:
         other = "float32" if g.dtype == np.float64 else "float64"
         raise ExportError(
@@ -160,12 +161,10 @@ def _agrees(model: Any, method: str, output: str, g: GraphBuilder, sample: Any) 
     if g.dtype != np.float64 or sample is None or ("skl2onnx checked", id(model), method) in g.memo:
         return
     g.memo[("skl2onnx checked", id(model), method)] = True
-    from wirework.export.parity import session
-
     try:
         rows = np.asarray(sample, dtype=np.float64)
         native = np.asarray(dense(getattr(model, method)(sample)))
-        served = np.asarray(session(g.memo[("skl2onnx proto", id(model))]).run([output], {"X": rows})[0])
+        served = np.asarray(g.memo[("skl2onnx session", id(model))].run([output], {"X": rows})[0])
     except Exception:  # not a float matrix, or the model's own call fails: nothing to compare with
         return
     if native.size != served.size:
@@ -196,9 +195,8 @@ def _convert_fallback(model: Any, method: str, g: GraphBuilder, x: str, sample: 
         # scikit-learn's: expit of the score for two classes, else softmax (skl2onnx's was 1.5e-3 off)
         scores = _linear_classifier(model, "decision_function", g, x)
         if len(model.classes_) == 2:
-            positive = g.as_column(expit(g, scores))
-            return g.op("Concat", [g.op("Sub", [g.const(1.0, "one"), positive]), positive], axis=1, hint="proba")
-        return softmax(g, scores, len(model.classes_))
+            return two_columns(g, g.as_column(logistic(g, scores)))
+        return softmax(g, scores, width=len(model.classes_))
     outputs = _skl2onnx(model, g, x)
     names = list(outputs)
     if is_classifier(model):

@@ -354,12 +354,19 @@ def logistic(g: GraphBuilder, scores: str, scale: float = 1.0) -> str:
     return g.op("Div", [one, g.op("Add", [one, exp], hint="denominator")], hint="probability")
 
 
-def softmax(g: GraphBuilder, scores: str) -> str:
-    """Row-wise ``exp(s - max) / sum(exp(s - max))``, as LightGBM, XGBoost and scikit-learn compute it."""
+def softmax(g: GraphBuilder, scores: str, width: int | None = None) -> str:
+    """Row-wise ``exp(s - max) / sum(exp(s - max))``, as LightGBM, XGBoost and scikit-learn compute it.
+
+    ``width``: the number of columns, when known, to add each row as NumPy adds it (scikit-learn's own
+    ``softmax``; :meth:`GraphBuilder.row_sum`) rather than with ``ReduceSum``.
+    """
     axis = g.const([1], "axis")
     top = g.op("ReduceMax", [scores, axis], keepdims=1, hint="row_max")
     exp = g.op("Exp", [g.op("Sub", [scores, top], hint="shifted")], hint="exp")
-    total = g.op("ReduceSum", [exp, axis], keepdims=1, hint="row_sum")
+    if width is None:
+        total = g.op("ReduceSum", [exp, axis], keepdims=1, hint="row_sum")
+    else:
+        total = g.row_sum(exp, width)
     return g.op("Div", [exp, total], hint="probabilities")
 
 
