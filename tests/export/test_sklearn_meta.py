@@ -148,10 +148,15 @@ def test_calibrated_classifiers_over_trees(method, ensemble, X, y, base):
 
 def test_a_calibration_whose_scores_do_not_export_is_refused_and_boosting_scores_export():
     from sklearn.discriminant_analysis import QuadraticDiscriminantAnalysis
+    from sklearn.linear_model import LogisticRegression
+    from sklearn.multiclass import OneVsRestClassifier
 
-    model = CalibratedClassifierCV(QuadraticDiscriminantAnalysis(), cv=3).fit(X_IRIS, Y_IRIS)
-    with pytest.raises(ww.ExportError, match="over QuadraticDiscriminantAnalysis calibrates its decision_function"):
+    model = CalibratedClassifierCV(OneVsRestClassifier(LogisticRegression()), cv=3).fit(X_IRIS, Y_IRIS)
+    with pytest.raises(ww.ExportError, match="over OneVsRestClassifier calibrates its decision_function"):
         ww.to_onnx(model, X_sample=X_IRIS[:3])
+    model = CalibratedClassifierCV(QuadraticDiscriminantAnalysis(), cv=3).fit(X_IRIS, Y_IRIS)  # its scores are ours
+    report = exported(model, X_IRIS, methods=["predict", "predict_proba"])
+    assert report.flips == 0 and report.outputs["predict_proba"].max_abs <= 1e-14
     for boosting in (
         HistGradientBoostingClassifier(max_iter=20, random_state=0),
         GradientBoostingClassifier(n_estimators=20, random_state=0),

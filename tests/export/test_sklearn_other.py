@@ -128,25 +128,63 @@ def test_a_stack_over_scores_of_linear_classifiers_exports():
     assert report.outputs["predict"].rows_differ == 0 and report.outputs["predict_proba"].max_abs <= 1e-12
 
 
-def test_support_vector_classifiers_export_labels_of_a_known_rank():
-    # skl2onnx's SVMClassifier leaves the label's shape to the runtime: its rank is read from the model natively
+def test_an_output_whose_rank_shape_inference_cannot_tell_takes_the_rank_of_the_models_own():
+    # a converter may write a label ONNX's shape inference gives no shape (skl2onnx's SVMClassifier did):
+    # its rank is read from the model's own output on the sample rows, and without it the export is refused
+    from sklearn.base import BaseEstimator, ClassifierMixin
+
+    from wirework.export.heads import class_at
+    from wirework.export.registry import register
+
+    class Lost(ClassifierMixin, BaseEstimator):
+        def fit(self, X, y):
+            self.n_features_in_, self.classes_ = np.shape(X)[1], np.unique(y)
+            return self
+
+        def predict(self, X):
+            return self.classes_[(np.asarray(X)[:, 0] > 0).astype(int)]
+
+    @register(Lost, methods=lambda model: ("predict",))
+    def _convert_lost(model, method, g, x):
+        index = g.cast(g.op("Greater", [g.columns(x, 0, 1), g.const(0.0, "zero")]), np.int64)
+        rows = g.op("Compress", [g.op("Shape", [x]), g.const([True, False], "first", dtype=np.bool_)], axis=0)
+        return class_at(g, g.op("Reshape", [index, rows]), model.classes_)  # [N], of a rank ONNX cannot infer
+
+    X, y = np.array([[1.0, 2.0], [-1.0, 0.0], [2.0, 2.0], [-3.0, 1.0]]), np.array([0, 1, 1, 0])
+    model = Lost().fit(X, y)
+    exported = ww.to_onnx(model, X_sample=X[:3])
+    label = exported.graph.output[0]
+    assert label.name == "predict" and len(label.type.tensor_type.shape.dim) == 1
+    assert ww.onnx.check_parity(model, exported, X).outputs["predict"].rows_differ == 0
+    model.predict = lambda rows: 1 / 0  # its rank cannot be read natively either
+    with pytest.raises(ww.ExportError, match="Cannot tell the shape of output 'predict': .* Pass X_sample= with a few real rows"):
+        ww.to_onnx(model, X_sample=X[:3])
+
+
+@pytest.mark.parametrize("data", ["iris", "wine", "breast_cancer"])
+@pytest.mark.parametrize("params", [{}, {"reg_param": 0.1}, {"solver": "eigen", "shrinkage": 0.2}])
+def test_quadratic_discriminant_analysis_exports_labels_scores_and_probabilities(data, params):
+    # scikit-learn's per-class log posteriors step by step (skl2onnx gives no decision_function): the same
+    # labels, scores within 1e-15 of their scale, probabilities within a few ulps
     import warnings as _warnings
 
-    from sklearn.datasets import load_iris
+    from sklearn import datasets
     from sklearn.discriminant_analysis import QuadraticDiscriminantAnalysis
-    X, y = load_iris(return_X_y=True)
-    for model in (QuadraticDiscriminantAnalysis(),):  # SVC and NuSVC are ours now (export/sklearn_kernels.py)
-        with _warnings.catch_warnings():
-            _warnings.simplefilter("ignore")
-            model.fit(X, y)
-        exported = ww.to_onnx(model, X_sample=X[:3])
-        label = exported.graph.output[0]
-        assert label.name == "predict" and len(label.type.tensor_type.shape.dim) == 1
-        assert ww.onnx.check_parity(model, exported, X).outputs["predict"].rows_differ == 0
-    silent = QuadraticDiscriminantAnalysis().fit(X, y)
-    silent.predict = lambda rows: 1 / 0  # its rank cannot be read natively either
-    with pytest.raises(ww.ExportError, match="Cannot tell the shape of output 'predict': .* Pass X_sample= with a few real rows"):
-        ww.to_onnx(silent, X_sample=X[:3])
+
+    X, y = getattr(datasets, f"load_{data}")(return_X_y=True)
+    if data == "breast_cancer":  # a binary problem; columns of full rank in each class
+        X = (X - X.mean(axis=0)) / X.std(axis=0)
+        X = X[:, [1, 4, 8, 9, 11, 14]]
+    with _warnings.catch_warnings():
+        _warnings.simplefilter("ignore")  # collinear variables
+        model = QuadraticDiscriminantAnalysis(**params).fit(X, y)
+    exported = ww.to_onnx(model, methods=["predict", "predict_proba", "decision_function"], X_sample=X[:3])
+    report = ww.onnx.check_parity(model, exported, X).outputs
+    assert report["predict"].rows_differ == 0
+    scores = model.decision_function(X)
+    assert scores.ndim == (1 if data == "breast_cancer" else 2)
+    assert report["decision_function"].max_abs <= 1e-15 * np.abs(scores).max()
+    assert report["predict_proba"].max_abs <= 4e-15
 
 
 def test_a_converter_that_writes_an_invalid_graph_is_an_export_error():

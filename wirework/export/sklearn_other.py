@@ -11,6 +11,8 @@ regressors (``X @ coef_.T + intercept_`` as scikit-learn computes it, in
 either precision, where skl2onnx's float32 form is an untyped
 ``LinearRegressor``: every ``LinearModel`` regressor, the Bayesian ones,
 SGD's and ``LinearSVR``), the scores and labels of linear classifiers,
+``QuadraticDiscriminantAnalysis`` (its per-class log posteriors, which
+skl2onnx does not give as ``decision_function``),
 ``LabelEncoder.inverse_transform`` (the label decoding of stacks and
 averages), ``PCA`` and ``IncrementalPCA`` in scikit-learn's order of
 operations (a tree after them must see its very values), scikit-learn's own
@@ -32,7 +34,7 @@ import numpy as np
 from sklearn.base import is_classifier, is_regressor
 from sklearn.compose import ColumnTransformer
 from sklearn.decomposition import PCA, IncrementalPCA
-from sklearn.discriminant_analysis import LinearDiscriminantAnalysis
+from sklearn.discriminant_analysis import LinearDiscriminantAnalysis, QuadraticDiscriminantAnalysis
 from sklearn.dummy import DummyClassifier, DummyRegressor
 from sklearn.feature_selection._base import SelectorMixin
 from sklearn.linear_model import (
@@ -413,6 +415,32 @@ def _linear_scores(model: Any, g: GraphBuilder, x: str, vector: bool) -> str:
     out = g.op("MatMul", [x, g.const(matrix, "coef")], hint="linear")
     out = g.op("Add", [out, g.const(np.atleast_1d(model.intercept_), "intercept")], hint="linear")
     return g.as_vector(out) if vector else out
+
+
+@register(QuadraticDiscriminantAnalysis, methods=lambda model: ("predict", "predict_proba", "decision_function"))
+def _convert_qda(model: QuadraticDiscriminantAnalysis, method: str, g: GraphBuilder, x: str) -> str:
+    # scikit-learn's _decision_function step by step: per class, the row sums of ((x - mean) @ (R * S ** -0.5))
+    # squared, then -0.5 * (norms + sum(log S)) + log(prior); labels its argmax, probabilities its normalised
+    # exponential taken through logs as predict_log_proba does, a binary score class 1's minus class 0's
+    norms = []
+    for mean, rotation, scaling in zip(model.means_, model.rotations_, model.scalings_):
+        centred = g.op("Sub", [x, g.const(np.asarray(mean, dtype=np.float64).reshape(1, -1), "mean")], hint="centred")
+        whitened = g.op("MatMul", [centred, g.const(rotation * (scaling ** (-0.5)), "whitening")], hint="whitened")
+        norms.append(g.row_sum(g.op("Mul", [whitened, whitened], hint="squared"), len(scaling)))
+    log_scalings = np.asarray([np.sum(np.log(scaling)) for scaling in model.scalings_]).reshape(1, -1)
+    scores = g.op("Add", [g.op("Concat", norms, axis=1, hint="norms"), g.const(log_scalings, "log_scalings")])
+    scores = g.op("Mul", [g.const(-0.5, "minus_half"), scores], hint="log_likelihood")
+    scores = g.op("Add", [scores, g.const(np.log(model.priors_).reshape(1, -1), "log_priors")], hint="log_posterior")
+    if method == "predict":
+        return class_at(g, g.op("ArgMax", [scores], axis=1, keepdims=0, hint="winner"), model.classes_)
+    if method == "decision_function":
+        if len(model.classes_) == 2:
+            return g.as_vector(g.op("Sub", [g.columns(scores, 1, 2), g.columns(scores, 0, 1)], hint="decision"))
+        return scores
+    top = g.op("ReduceMax", [scores, g.const([1], "axis")], keepdims=1, hint="row_max")
+    shifted = g.op("Sub", [scores, top], hint="shifted")
+    total = g.row_sum(g.op("Exp", [shifted], hint="exp"), len(model.classes_))
+    return g.op("Exp", [g.op("Sub", [shifted, g.op("Log", [total])], hint="log_probabilities")], hint="probabilities")
 
 
 def _rows_of(g: GraphBuilder, x: str, row: Any, hint: str, dtype: Any = None) -> str:
