@@ -161,3 +161,47 @@ def test_a_composite_reading_categories_exports_them(categorical_gbm):
     for layout in ("matrix", "columns"):
         exported = ww.to_onnx(pipe, frame, inputs=layout)
         assert ww.onnx.check_parity(pipe, exported, frame).exact
+
+
+@pytest.mark.parametrize("layout", ["matrix", "columns"])
+def test_feed_takes_a_dataframes_columns_by_name(layout):
+    # scikit-learn matches a DataFrame's columns by name: so does feed (it took them by position, and
+    # reordered columns gave predictions 157 off), in any order, and refuses missing or unexpected ones
+    from sklearn.datasets import load_diabetes
+    from sklearn.ensemble import HistGradientBoostingRegressor
+
+    X, y = load_diabetes(return_X_y=True, as_frame=True)
+    model = HistGradientBoostingRegressor(max_iter=20, random_state=0).fit(X, y)
+    exported = ww.to_onnx(model, inputs=layout)
+    assert input_signature(exported)["named"] is True
+    shuffled = X.iloc[:50, ::-1]
+    assert ww.onnx.check_parity(model, exported, X.iloc[:50]).exact
+    fed = feed(exported, shuffled)
+    assert all(np.array_equal(fed[k], v) for k, v in feed(exported, X.iloc[:50]).items())
+    with pytest.raises(ExportError, match=r"the DataFrame lacks \['s6'\], has unexpected columns \['target'\]\. Give"):
+        feed(exported, X.iloc[:5].rename(columns={"s6": "target"}))
+    with pytest.raises(ExportError, match=r"the DataFrame repeats \['bmi'\]"):
+        feed(exported, pd.concat([X.iloc[:5], X.iloc[:5, [2]]], axis=1))
+    # columns without string names, or a model trained without names: by position, as scikit-learn takes them
+    assert np.array_equal(feed(exported, X.iloc[:5].set_axis(range(10), axis=1))["X" if layout == "matrix" else "age"],
+                          feed(exported, X.iloc[:5])["X" if layout == "matrix" else "age"])
+    unnamed = ww.to_onnx(HistGradientBoostingRegressor(max_iter=5).fit(X.to_numpy(), y), inputs=layout)
+    assert "named" not in input_signature(unnamed)
+    by_position = feed(unnamed, X.iloc[:5, ::-1])
+    assert all(np.array_equal(v, feed(unnamed, X.iloc[:5, ::-1].to_numpy())[k]) for k, v in by_position.items())
+
+
+def test_feed_codes_a_category_columns_values_whatever_its_dtype():
+    # a column trained as an integer categorical, fed as plain int64 (as at serving time): its values are
+    # coded, not taken as codes (feed passed 10, 20, 30 as codes; 1.88 off)
+    from sklearn.ensemble import HistGradientBoostingRegressor
+
+    rng = np.random.default_rng(5)
+    frame = pd.DataFrame({"a": rng.normal(size=300), "e": pd.Categorical(rng.choice([10, 20, 30], 300))})
+    y = frame["a"] + (frame["e"] == 20) * 3.0 + (frame["e"] == 30) * 1.0
+    model = HistGradientBoostingRegressor(max_iter=10).fit(frame, y)
+    plain = pd.DataFrame({"a": [0.1, 0.1, 0.1, 0.1], "e": [10, 20, 30, 40]})
+    for layout in ("matrix", "columns"):
+        exported = ww.to_onnx(model, inputs=layout)
+        assert ww.onnx.check_parity(model, exported, plain).exact
+    assert feed(ww.to_onnx(model), plain)["X"][:, 1].tolist() == [0, 1, 2, ww.onnx.UNKNOWN_CODE]

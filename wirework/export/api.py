@@ -19,6 +19,10 @@ Input signature of an exported file (also stored in its metadata under
   the smallest int64 for integers, as :func:`feed` writes them) to NaN, a
   value not seen in training to ``-1``.
 
+When the model was trained on named columns the signature says
+``"named": true`` and :func:`feed` takes a DataFrame's columns by name, in
+any order.
+
 A column no model reads (one a ``ColumnTransformer`` drops) is still an
 input, marked ``"unused"`` in the signature; :func:`feed` gives it NaN
 whatever it holds (an identifier or free text, say).
@@ -304,6 +308,7 @@ def to_onnx(
             "Pass a few rows of the data it was trained on."
         )
     names = _column_names(obj, X_sample, n_features)
+    named = isinstance(X_sample, pd.DataFrame) or getattr(obj, "feature_names_in_", None) is not None
     categories, recode = _categories_of(obj, outputs)
     x = _input_section(g, inputs, names, categories)
 
@@ -335,7 +340,10 @@ def to_onnx(
         if read is not None and i not in read:
             column["unused"] = True  # no model reads it: feed() gives it NaN, whatever it holds
         columns.append(column)
-    g.metadata[_METADATA_KEY] = json.dumps({"layout": inputs, "dtype": g.dtype.name, "columns": columns}, sort_keys=True)
+    signature: dict[str, Any] = {"layout": inputs, "dtype": g.dtype.name, "columns": columns}
+    if named:
+        signature["named"] = True  # the columns' own names: feed() takes a DataFrame's columns by name
+    g.metadata[_METADATA_KEY] = json.dumps(signature, sort_keys=True)
     model = g.to_model()
     try:
         g.onnx.checker.check_model(model, full_check=True)
@@ -413,21 +421,48 @@ def _codes(column: pd.Series, categories: list) -> np.ndarray:
     )
 
 
+def _in_order(frame: pd.DataFrame, names: list[str], named: bool) -> pd.DataFrame:
+    """``frame``'s columns in the file's order: by name when the file records the names its model was trained
+    with and the frame's columns are strings (as scikit-learn matches them), else by position."""
+    if not named or not all(isinstance(c, str) for c in frame.columns):
+        if frame.shape[1] != len(names):
+            raise ExportError(f"The model expects {len(names)} columns. Received {frame.shape[1]}.")
+        return frame
+    given = list(frame.columns)
+    if given == names:
+        return frame
+    expected = set(names)
+    missing = [n for n in names if n not in frame.columns]
+    unexpected = [c for c in given if c not in expected]
+    repeated = sorted(set(frame.columns[frame.columns.duplicated()]))
+    if missing or unexpected or repeated:
+        faults = [f"lacks {missing}"] if missing else []
+        faults += [f"has unexpected columns {unexpected}"] if unexpected else []
+        faults += [f"repeats {repeated}"] if repeated else []
+        raise ExportError(
+            f"The model expects the columns {names}; the DataFrame {', '.join(faults)}. Give the columns the "
+            "model was trained on (in any order)."
+        )
+    return frame[names]
+
+
 def feed(model: Any, X: Any) -> dict[str, np.ndarray]:
     """The ``{input name: array}`` for ONNX Runtime that feeds ``X`` to an exported ``model``.
 
-    A DataFrame's categorical columns are turned into the codes (``matrix``
-    layout) or values (``columns`` layout) the file expects.
+    A DataFrame's columns are taken by name when the model was trained on
+    named columns (in any order), else by position; the values of columns
+    the model reads as categories are turned into the codes (``matrix``
+    layout) or values (``columns`` layout) the file expects, whatever their
+    dtype. An array is taken as it is: numbers in a category column are its
+    codes.
     """
     spec = input_signature(model)
     dtype = np.dtype(spec["dtype"])
     columns = spec["columns"]
-    frame = X if isinstance(X, pd.DataFrame) else None
+    frame = _in_order(X, [info["name"] for info in columns], spec.get("named", False)) if isinstance(X, pd.DataFrame) else None
     matrix = None if frame is not None else np.asarray(X)
     if matrix is not None and (matrix.ndim != 2 or matrix.shape[1] != len(columns)):
         raise ExportError(f"The model expects {len(columns)} columns. Received shape {matrix.shape}.")
-    if frame is not None and frame.shape[1] != len(columns):
-        raise ExportError(f"The model expects {len(columns)} columns. Received {frame.shape[1]}.")
 
     def column(i: int) -> Any:
         return frame.iloc[:, i] if frame is not None else matrix[:, i]
@@ -443,8 +478,8 @@ def feed(model: Any, X: Any) -> dict[str, np.ndarray]:
             if info.get("unused"):
                 parts.append(np.full(len(values), np.nan))
                 continue
-            if info["categories"] is not None and not pd.api.types.is_numeric_dtype(values.dtype):
-                parts.append(_codes(values, info["categories"]))  # categorical, string or object values
+            if info["categories"] is not None:  # values, whatever the column's dtype (an int column too)
+                parts.append(_codes(values, info["categories"]))
                 continue
             try:
                 parts.append(np.asarray(values, dtype=np.float64))
