@@ -379,3 +379,24 @@ def test_linear_discriminant_probabilities_are_scikit_learn_s(data):
     model = make_pipeline(StandardScaler(), LinearDiscriminantAnalysis()).fit(X, y)
     report = ww.onnx.check_parity(model, ww.to_onnx(model, X_sample=X[:5]), X)
     assert report.flips == 0 and report.outputs["predict_proba"].max_abs <= 1e-15
+
+@pytest.mark.parametrize("dtype", ["float64", "float32"])
+def test_neighbour_models_are_refused_whatever_the_sample(dtype):
+    # skl2onnx's files picked other neighbours among equal distances and weighed a neighbour at distance 0
+    # otherwise: 5 of iris' 150 labels flipped, probabilities 0.8 off, while sample rows without ties passed
+    from sklearn.datasets import load_iris
+    from sklearn.impute import KNNImputer
+    from sklearn.neighbors import KNeighborsClassifier, KNeighborsRegressor, RadiusNeighborsRegressor
+
+    X, y = load_iris(return_X_y=True)
+    gaps = X.copy()
+    gaps[::9, 1] = np.nan
+    for model in (
+        KNeighborsClassifier(weights="distance").fit(X, y),
+        KNeighborsRegressor().fit(X, y),
+        RadiusNeighborsRegressor(radius=2.0).fit(X, y),
+        KNNImputer().fit(gaps),
+        make_pipeline(StandardScaler(), KNeighborsClassifier()).fit(X, y),
+    ):
+        with pytest.raises(ww.ExportError, match="cannot be exported exactly: among neighbours at equal distances"):
+            ww.to_onnx(model, X_sample=X[:20], dtype=dtype)

@@ -14,6 +14,7 @@ from sklearn.linear_model import (
 )
 from sklearn.pipeline import Pipeline, make_pipeline
 from sklearn.preprocessing import (
+    Binarizer,
     KBinsDiscretizer,
     PolynomialFeatures,
     PowerTransformer,
@@ -187,6 +188,35 @@ def test_bins_are_counted_as_scikit_learn_s_searchsorted(options):
         warnings.simplefilter("ignore", UserWarning)
         pipe.fit(X, TARGET)
     assert exact(pipe, X) <= 1e-12
+
+
+def _around(values) -> np.ndarray:
+    """Each float32 value nearest to ``values``, and the float32 values on either side of it: inputs that sit
+    on a float32 threshold or next to it."""
+    near = np.asarray(values, dtype=np.float32)
+    return np.concatenate([near, np.nextafter(near, np.float32(np.inf)), np.nextafter(near, np.float32(-np.inf))])
+
+
+@pytest.mark.parametrize("dtype", ["float64", "float32"])
+def test_bins_keep_values_at_and_next_to_their_edges_in_either_precision(dtype):
+    # in float32 the edges are rounded so that each float32 input lands in scikit-learn's bin (to nearest,
+    # 5 of these rows moved a bin)
+    data = FRAME.to_numpy()[:, [0, 2, 3, 4]]  # not the two-valued one
+    bins = KBinsDiscretizer(n_bins=7, encode="ordinal", quantile_method="averaged_inverted_cdf").fit(data)
+    X = np.column_stack([_around(edges[1:-1]) for edges in bins.bin_edges_]).astype(np.float64)
+    assert ww.onnx.check_parity(bins, ww.to_onnx(bins, dtype=dtype), X).outputs["transform"].rows_differ == 0
+
+
+@pytest.mark.parametrize("dtype", ["float64", "float32"])
+def test_binarizer_puts_a_value_at_the_threshold_below_it(dtype):
+    # scikit-learn's x > threshold; skl2onnx's file gave 1 at the threshold, and the sample check missed it
+    # unless a sample row sat on it
+    X = np.column_stack([_around([0.1, 5.0, -2.5])] * 2).astype(np.float64)
+    binarizer = Binarizer(threshold=0.1).fit(X)
+    assert ww.onnx.check_parity(binarizer, ww.to_onnx(binarizer, dtype=dtype), X).outputs["transform"].rows_differ == 0
+    X = np.arange(10.0).reshape(-1, 1)
+    pipe = make_pipeline(Binarizer(threshold=5.0), Ridge()).fit(X, np.arange(10.0))
+    assert exact(pipe, X, dtype=dtype) <= (0.0 if dtype == "float64" else 1e-6)  # float32: the Ridge's rounding
 
 
 def _spline_rows() -> np.ndarray:

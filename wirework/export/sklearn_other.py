@@ -37,6 +37,7 @@ from sklearn.decomposition import PCA, IncrementalPCA
 from sklearn.discriminant_analysis import LinearDiscriminantAnalysis, QuadraticDiscriminantAnalysis
 from sklearn.dummy import DummyClassifier, DummyRegressor
 from sklearn.feature_selection._base import SelectorMixin
+from sklearn.impute import KNNImputer
 from sklearn.linear_model import (
     ARDRegression,
     BayesianRidge,
@@ -78,6 +79,7 @@ from wirework.export.registry import Converter, converter_for, register, registe
 __all__: list[str] = []
 
 _TREE_MODULES = ("sklearn.tree", "sklearn.ensemble")
+_NEIGHBOUR_MODULES = ("sklearn.neighbors",)
 
 
 def _methods(model: Any) -> tuple[str, ...]:
@@ -102,6 +104,12 @@ def _skl2onnx(model: Any, g: GraphBuilder, x: str) -> dict[str, str]:
         raise ExportError(
             f"{type(model).__name__} has no TreeEnsemble converter in wirework, and skl2onnx would write "
             "the deprecated tree operators with float32 thresholds. Use a supported tree model."
+        )
+    if type(model).__module__.startswith(_NEIGHBOUR_MODULES) or isinstance(model, KNNImputer):
+        raise ExportError(
+            f"{type(model).__name__} cannot be exported exactly: among neighbours at equal distances (repeated "
+            "rows, ties) the file does not pick the ones scikit-learn's search picks, and skl2onnx weighs a "
+            "neighbour at distance 0 otherwise (labels flipped on the iris data). Use another model to export."
         )
     try:
         from skl2onnx import convert_sklearn

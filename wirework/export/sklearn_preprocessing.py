@@ -7,9 +7,11 @@ none (the identity) or NumPy functions with an ONNX operator (see
 Box-Cox, both ways), ``SplineTransformer`` (SciPy's evaluation and
 scikit-learn's ends, bit for bit; skl2onnx has none), ``SimpleImputer``,
 ``MissingIndicator``, ``IterativeImputer`` (its rounds replayed with each
-fitted model's converter), ``KBinsDiscretizer`` and ``PolynomialFeatures``
-(skl2onnx's forms do not run in float64; ours compute scikit-learn's very
-numbers).
+fitted model's converter), ``KBinsDiscretizer``, ``PolynomialFeatures``
+and ``Binarizer`` (skl2onnx's forms do not run in float64, or put a value
+equal to the threshold on the wrong side; ours compute scikit-learn's very
+numbers, and in float32 compare with thresholds rounded so that every
+float32 input falls on its side of the float64 one).
 """
 
 from __future__ import annotations
@@ -20,6 +22,7 @@ import numpy as np
 from sklearn.impute import MissingIndicator, SimpleImputer
 from sklearn.impute._iterative import IterativeImputer  # importable without enabling the experimental name
 from sklearn.preprocessing import (
+    Binarizer,
     FunctionTransformer,
     KBinsDiscretizer,
     PolynomialFeatures,
@@ -32,6 +35,7 @@ from wirework.errors import ExportError, brief
 from wirework.export import elementwise
 from wirework.export.builder import GraphBuilder
 from wirework.export.registry import converter_for, register
+from wirework.export.trees import Mode, thresholds
 
 __all__: list[str] = []
 
@@ -61,12 +65,19 @@ def _convert_bins(model: KBinsDiscretizer, method: str, g: GraphBuilder, x: str)
         if len(inner) == 0:  # one bin: every value is in bin 0 (x < x is false even for infinities)
             parts.append(g.cast(g.op("Less", [column, column], hint="bin"), g.dtype))
             continue
-        below = g.cast(g.op("GreaterOrEqual", [column, g.const(inner, "edges")], hint="past_edge"), g.dtype)
+        edges = thresholds(g, inner, Mode.GTE, "edges")
+        below = g.cast(g.op("GreaterOrEqual", [column, edges], hint="past_edge"), g.dtype)
         parts.append(g.op("ReduceSum", [below, g.const([1], "axis")], keepdims=1, hint="bin"))
     bins = g.hstack(parts, hint="bins")
     if model.encode == "ordinal":
         return bins
     return converter_for(model._encoder).convert(model._encoder, "transform", g, bins)
+
+
+@register(Binarizer, methods=lambda model: ("transform",))
+def _convert_binarizer(model: Binarizer, method: str, g: GraphBuilder, x: str) -> str:
+    # scikit-learn's x > threshold: 1 above it, 0 at it and below (skl2onnx gave 1 at it)
+    return g.cast(g.op("Greater", [x, thresholds(g, model.threshold, Mode.GT)], hint="above"), g.dtype)
 
 
 @register(SplineTransformer, methods=lambda model: ("transform",))

@@ -237,6 +237,15 @@ def _float32_threshold(split: np.ndarray, mode: np.ndarray) -> np.ndarray:
     return np.where(round_down, down, np.where(round_up, up, nearest)).astype(np.float32)
 
 
+def thresholds(g: GraphBuilder, values: Any, mode: Mode, hint: str = "threshold") -> str:
+    """Constants to compare inputs of the graph's dtype with by ``mode`` (``x <mode> constant``), so that each
+    input falls on the side it falls of the float64 ``values``: in float32 each rounded the way that keeps it so."""
+    values = np.asarray(values, dtype=np.float64)
+    if g.dtype == np.float32:
+        values = _float32_threshold(values, np.full(values.shape, mode))
+    return g.const(values, hint)
+
+
 def _one_numeric_mode(
     mode: np.ndarray, split: np.ndarray, branches: tuple[np.ndarray, ...], dtype: np.dtype
 ) -> tuple[np.ndarray, np.ndarray, tuple[np.ndarray, ...]]:
