@@ -9,7 +9,7 @@ from sklearn.linear_model import LogisticRegression, Ridge
 from sklearn.model_selection import GridSearchCV, KFold, StratifiedKFold
 from sklearn.naive_bayes import GaussianNB
 from sklearn.svm import LinearSVC
-from sklearn.tree import DecisionTreeRegressor
+from sklearn.tree import DecisionTreeClassifier, DecisionTreeRegressor
 
 import wirework as ww
 
@@ -193,6 +193,58 @@ def test_stack_method_that_cannot_apply_is_a_graph_error():
         ww.Stack([("ridge", Ridge())], Ridge(), stack_method="predict_proba").fit(X, y.astype(float))
     with pytest.raises(ww.GraphError, match=r"Received: 'transform'"):
         ww.Stack([("lr", LogisticRegression())], LogisticRegression(), stack_method="transform").fit(X, y)
+
+
+MISSING_CLASS = "Number of classes in training fold"
+
+
+def sorted_binary():
+    """90 rows whose labels are sorted, as read from a file: KFold(3)'s last fold trains on class 0 only."""
+    rng = np.random.RandomState(0)
+    X, y = rng.normal(size=(90, 3)), np.r_[np.zeros(60, int), np.ones(30, int)]
+    X[y == 1] += 1.0
+    return X, y, KFold(3)
+
+
+def rare_fourth_class():
+    """iris with a fourth class of one row: the training folds of the split that tests that row lack it."""
+    X, y = load_iris(return_X_y=True)
+    y = y.copy()
+    y[0] = 3
+    return X, y, KFold(5, shuffle=True, random_state=0)
+
+
+@pytest.mark.parametrize(
+    "data, learner, method",
+    [
+        (sorted_binary, DecisionTreeClassifier(max_depth=2, random_state=0), "auto"),
+        (rare_fourth_class, LogisticRegression(max_iter=1000), "predict_proba"),
+        pytest.param(  # the missing class's column holds the lowest float: the final estimator cannot converge
+            rare_fourth_class,
+            LogisticRegression(max_iter=1000),
+            "decision_function",
+            marks=pytest.mark.filterwarnings("ignore::sklearn.exceptions.ConvergenceWarning"),
+        ),
+    ],
+)
+def test_a_training_fold_without_a_class_gets_its_columns_as_in_scikit_learn(data, learner, method):
+    X, y, cv = data()
+    with pytest.warns(RuntimeWarning, match=MISSING_CLASS):
+        theirs = StackingClassifier([("m", learner)], LogisticRegression(), cv=cv, stack_method=method).fit(X, y)
+    with pytest.warns(RuntimeWarning, match=MISSING_CLASS):
+        ours = ww.Stack([("m", learner)], LogisticRegression(), cv=cv, stack_method=method).fit(X, y)
+    assert np.array_equal(ours.final_estimator_.coef_, theirs.final_estimator_.coef_)
+    assert np.abs(ours.predict_proba(X) - theirs.predict_proba(X)).max() <= 1e-10
+
+
+def test_decision_function_of_a_fold_with_two_classes_of_three_is_refused_as_scikit_learn_does():
+    X, y = load_iris(return_X_y=True)  # sorted by class: each of KFold(3)'s training folds has two classes
+    lr = LogisticRegression(max_iter=1000)
+    stack = ww.Stack([("lr", lr)], LogisticRegression(), cv=KFold(3), stack_method="decision_function")
+    with pytest.warns(RuntimeWarning, match=MISSING_CLASS):
+        with pytest.raises(ww.DataError, match=r"Only 2 class/es in training fold, but 3 in overall dataset.*"
+                           r"or use stack_method='predict_proba'"):
+            stack.fit(X, y)
 
 
 @pytest.mark.parametrize("passthrough", [False, True])

@@ -21,6 +21,7 @@ __all__ = [
     "cv_splits",
     "take",
     "gather",
+    "every_class",
     "column_names",
     "meta_features",
     "bootstrap_rows",
@@ -98,14 +99,67 @@ def take(X: Any, splits: tuple, i: int, part: int) -> Any:
     return take_rows(X, splits[i][part])
 
 
-def gather(splits: tuple, *predictions: Any) -> np.ndarray:
-    """Out-of-fold predictions put back in the original row order."""
+def gather(splits: tuple, *predictions: Any, target: Any = None, method: str | None = None) -> np.ndarray:
+    """Out-of-fold predictions put back in the original row order.
+
+    With ``target`` (a classifier's labels, encoded ``0..k-1``) and the
+    ``method`` that gave them (``"predict_proba"`` or ``"decision_function"``),
+    each fold's predictions get one column per class first, as scikit-learn's
+    ``cross_val_predict`` gives them (see :func:`every_class`).
+    """
+    if target is not None:
+        labels = np.asarray(target)
+        n_classes = len(np.unique(labels))
+        predictions = tuple(
+            every_class(values, np.unique(labels[train]), n_classes, method)
+            for (train, _), values in zip(splits, predictions)
+        )
     first = np.asarray(predictions[0])
     rows = sum(len(test) for _, test in splits)
     out = np.empty((rows, *first.shape[1:]), dtype=np.result_type(*[np.asarray(p).dtype for p in predictions]))
     for (_, test), values in zip(splits, predictions):
         out[test] = np.asarray(values)
     return out
+
+
+#: scikit-learn's advice when a training fold lacks a class (``cross_val_predict``'s words).
+_STRATIFY = "To fix this, use a cross-validation technique resulting in properly stratified folds"
+
+
+def every_class(values: Any, seen: np.ndarray, n_classes: int, method: str | None) -> np.ndarray:
+    """A fold's ``method`` output with one column per class, as scikit-learn's ``cross_val_predict`` makes it.
+
+    ``seen``: the (encoded) classes the fold trained on. When some class is
+    missing, scikit-learn's ``RuntimeWarning`` is raised and its column is
+    added: probability 0, or the lowest float for ``decision_function``
+    (whose one-column output for one or two classes cannot be widened:
+    refused, as scikit-learn refuses it).
+    """
+    values = np.asarray(values)
+    if len(seen) == n_classes:
+        return values
+    warnings.warn(
+        f"Number of classes in training fold ({len(seen)}) does not match total number of classes ({n_classes}). "
+        f"Results may not be appropriate for your use case. {_STRATIFY}",
+        RuntimeWarning,
+        stacklevel=2,
+    )
+    if method == "decision_function" and len(seen) <= 2:
+        raise DataError(
+            f"Only {len(seen)} class/es in training fold, but {n_classes} in overall dataset. This is not "
+            f"supported for decision_function with imbalanced folds. {_STRATIFY}, or use "
+            "stack_method='predict_proba'."
+        )
+    if values.ndim != 2 or values.shape[1] != len(seen):
+        raise DataError(
+            f"{method} of a model trained on a fold of {len(seen)} classes gave an output of shape {values.shape}, "
+            f"not one column per class, so the columns of the {n_classes - len(seen)} missing classes cannot be "
+            f"added. {_STRATIFY}."
+        )
+    fill = 0 if method == "predict_proba" else np.finfo(values.dtype).min
+    full = np.full((len(values), n_classes), fill, dtype=values.dtype)
+    full[:, seen] = values
+    return full
 
 
 def column_names(labels: tuple[str, ...], widths: list[int]) -> list[str]:

@@ -223,7 +223,8 @@ class Stack(NamedEstimators, TrainedEstimators, WeightedFit, Composite):
                         name=f"{name}{suffix}_fold{i + 1}",
                     )
                     fold_predictions.append(getattr(fold, method)(node(_ops.take, train_features, splits, i, 1)))
-                out_of_fold.append(node(_ops.gather, splits, *fold_predictions))
+                per_class = {"target": target, "method": method} if classifier and method != "predict" else {}
+                out_of_fold.append(node(_ops.gather, splits, *fold_predictions, **per_class))
                 everything = machine(estimator, train_features, target, *weights, name=f"{name}{suffix}")
                 full.append(getattr(everything, method)(predict_features))
             joined = {"probabilities": probabilities, "labels": self._labels(estimators, suffix)}
