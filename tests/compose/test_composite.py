@@ -466,6 +466,56 @@ def test_new_arrays_are_checked_again_the_same_ones_are_not(monkeypatch):
         model.fit(X_DATA[:, :4], Y_DATA[:-1].copy())  # another y, of another length
 
 
+def test_after_a_failed_fit_the_arrays_of_the_last_good_fit_are_checked_again():
+    X, y = X_DATA.copy(), Y_DATA.copy()
+    frame = pd.DataFrame(X[:, :6], columns=list("abcdef"))
+    frame.iloc[0, 0] = np.nan  # the scaler takes it; the Ridge fails on it
+    for other in (frame.to_numpy(), frame):
+        model = two_stage().fit(X, y)
+        with pytest.raises(ww.MachineFitError, match="Machine 'regress'"):
+            model.fit(other, y)
+        model.fit(X, y)  # the very arrays of the last successful fit
+        assert model.n_features_in_ == 10 and not hasattr(model, "feature_names_in_")
+        assert model.predict(X[:2]).shape == (2,)
+
+
+def test_a_network_that_cannot_be_built_keeps_the_attributes_of_the_last_fit():
+    model = ww.Stack([("ridge", Ridge())], Ridge(), cv=3).fit(X_DATA, Y_DATA)
+    before = model.predict(X_DATA[:3])
+    model.set_params(levels=0)
+    with pytest.raises(ww.GraphError, match="levels must be an int >= 1"):
+        model.fit(X_DATA[:, :6].copy(), Y_DATA)
+    assert model.n_features_in_ == 10
+    np.testing.assert_array_equal(model.set_params(levels=1).predict(X_DATA[:3]), before)
+
+
+@pytest.mark.parametrize("which", ["X", "y"])
+def test_arrays_edited_in_place_are_checked_up_front_and_change_nothing(which):
+    X, y = X_DATA.copy(), Y_DATA.copy()
+    model = two_stage().fit(X, y)
+    before = model.predict(X_DATA[:3])
+    Counting.events.clear()
+    if which == "y":
+        y[0] = np.nan
+        message = "Input y contains NaN"
+    else:
+        X.shape = (221, 20)  # the same object: half the rows, twice the columns
+        message = r"inconsistent numbers of samples: \[221, 442\]"
+    with pytest.raises(ww.DataError, match=message):
+        model.fit(X, y)
+    assert fits() == [] and model.n_features_in_ == 10
+    np.testing.assert_array_equal(model.predict(X_DATA[:3]), before)
+
+
+def test_a_classifier_refuses_a_target_made_continuous_in_place():
+    X, y = X_DATA[:150], np.repeat([0.0, 1.0, 2.0], 50)
+    model = ww.Average([("lr", LogisticRegression(max_iter=1000))]).fit(X, y)
+    y += np.linspace(0, 0.5, len(y))
+    with pytest.raises(ww.DataError, match="Unknown label type: continuous"):
+        model.fit(X, y)
+    assert list(model.classes_) == [0.0, 1.0, 2.0]
+
+
 def test_kind_follows_a_wrapper_whose_inner_model_changes_kind():
     from sklearn.linear_model import LogisticRegression
 

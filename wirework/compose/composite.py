@@ -482,7 +482,7 @@ class Composite(BaseEstimator):
                 f"{type(self).__name__} requires y to be passed, but the target y is None. Call fit(X, y)."
             )
         common = {"reset": True, "accept_sparse": ("csr", "csc"), "dtype": None, "ensure_all_finite": False}
-        kept = {name: self.__dict__[name] for name in _INPUT_ATTRIBUTES if name in self.__dict__}
+        kept = self._input_attributes()
         try:
             if y is None:
                 checked_X, checked_y = validate_data(self, X, **common), None
@@ -499,13 +499,21 @@ class Composite(BaseEstimator):
             if sample_weight is not None:
                 sample_weight = _check_sample_weight(sample_weight, checked_X)
         except (ValueError, TypeError) as error:
-            for name in _INPUT_ATTRIBUTES:  # as the last fit left them (the check resets them)
-                self.__dict__.pop(name, None)
-            self.__dict__.update(kept)
+            self._restore_input(kept)  # as the last fit left them (the check resets them)
             raise _unusable(self, "fit", error) from error
         if isinstance(y, pd.Series):
             checked_y = y
         return (X if isinstance(X, pd.DataFrame) else checked_X), checked_y, sample_weight
+
+    def _input_attributes(self) -> dict[str, Any]:
+        """``n_features_in_`` and ``feature_names_in_`` as they are (those set), which the check of the data resets."""
+        return {name: self.__dict__[name] for name in _INPUT_ATTRIBUTES if name in self.__dict__}
+
+    def _restore_input(self, kept: dict[str, Any]) -> None:
+        """Put back the attributes :meth:`_input_attributes` gave (a refused fit changes nothing)."""
+        for name in _INPUT_ATTRIBUTES:
+            self.__dict__.pop(name, None)
+        self.__dict__.update(kept)
 
     def fit(self, X: Any, y: Any = None, **fit_params: Any) -> Composite:
         """Build the network (once) and train it on ``X`` and ``y``.
@@ -545,20 +553,36 @@ class Composite(BaseEstimator):
                 "to receive them as a source. Add one (network(self, X, y=None, sample_weight=None)) and train "
                 "the machines that should see the weights on it, or fit without sample_weight."
             )
-        same_arrays = (
-            not weighted
+        # The very arrays of the last successful fit still holding the same content (their tokens, needed below
+        # anyway, say so) were checked then, so the check is skipped; anything else is checked, an array edited
+        # in place included.
+        tokens = (
+            (tokenize(X), None if y is None else tokenize(y), None)
+            if not weighted
             and built is not None
             and type(X) is np.ndarray
             and X.ndim == 2
             and (y is None or (type(y) is np.ndarray and y.ndim == 1))
             and _are_seen(built.seen, X, y)
+            else None
         )
-        if not same_arrays:  # the very arrays of the last fit were checked then; their tokens say if they changed
+        kept = None
+        if tokens is None or tokens != built.data:
+            if built is not None:  # the check resets n_features_in_...: until a fit succeeds, every fit checks
+                built.seen = (None, None)
+            kept = self._input_attributes()
             X, y, sample_weight = self._check_fit_data(X, y, sample_weight)
-        built = self._network_for(y is not None, weighted)
+        try:
+            built = self._network_for(y is not None, weighted)
+        except BaseException:
+            if kept is not None:  # a network that cannot be built trains nothing: the data's attributes go too
+                self._restore_input(kept)
+            raise
         layout = _layout(type(self))
         execution = dict(zip(layout.execution, layout.execution_values(self)))
-        data = (tokenize(X), None if y is None else tokenize(y), None if not weighted else tokenize(sample_weight))
+        if tokens is None or X is not incoming[0] or y is not incoming[1]:  # the checked data: hashed anew
+            tokens = (tokenize(X), None if y is None else tokenize(y), None if not weighted else tokenize(sample_weight))
+        data = tokens
         built.X.rebind(X, fingerprint=data[0])
         if built.y is not None:
             built.y.rebind(y, fingerprint=data[1])
@@ -594,7 +618,7 @@ class Composite(BaseEstimator):
             if built.w is not None:
                 built.w.release()
         built.data = data
-        if not same_arrays or built is not last:
+        if kept is not None or built is not last:  # else: the objects it already refers to
             built.seen = (_weak(incoming[0]), _weak(incoming[1]))
         self.network_ = built.signature
         self.machines_ = built.machines
