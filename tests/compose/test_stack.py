@@ -146,6 +146,22 @@ def test_cv_larger_than_the_rows_is_a_clear_error():
         ww.Stack(regressors(), Ridge(), cv=20).fit(X[:10], y[:10])
 
 
+def test_cv_as_a_generator_of_splits_is_listed_once_and_kept_for_refits():
+    X, y = DIABETES[0][:90], DIABETES[1][:90]
+    stack = ww.Stack(regressors(), Ridge(), cv=(split for split in KFold(3).split(X)))
+    for alpha, passthrough in [(1.0, False), (4.0, False), (4.0, True)]:  # a refit, then a network built anew
+        ours = stack.set_params(final_estimator__alpha=alpha, passthrough=passthrough).fit(X, y).predict(X)
+        theirs = StackingRegressor(regressors(), Ridge(alpha=alpha), cv=KFold(3).split(X), passthrough=passthrough)
+        assert np.abs(ours - theirs.fit(X, y).predict(X)).max() <= 1e-10
+
+
+@pytest.mark.parametrize("empty", [[], iter([])])
+def test_cv_without_splits_is_a_clear_error(empty):
+    X, y = DIABETES
+    with pytest.raises(ww.GraphError, match=r"cv holds no \(train, test\) splits. Received: (list|list_iterator)"):
+        ww.Stack(regressors(), Ridge(), cv=empty).fit(X, y)
+
+
 def test_base_learner_without_predict_is_a_clear_error():
     from sklearn.preprocessing import StandardScaler
 

@@ -13,8 +13,8 @@ from sklearn.metrics import r2_score
 from sklearn.model_selection import check_cv
 from sklearn.utils import check_random_state
 
-from wirework.errors import DataError
-from wirework.graph.data import n_rows, take_rows
+from wirework.errors import DataError, GraphError
+from wirework.graph.data import describe, n_rows, take_rows
 from wirework.graph.library import hcat
 
 __all__ = [
@@ -60,8 +60,14 @@ def seeded_cv(cv: Any, classifier: bool, random_state: Any) -> Any:
     """
     if isinstance(cv, (int, np.integer)) and not isinstance(cv, bool):
         return int(cv)
-    if cv is not None and not hasattr(cv, "split") and hasattr(cv, "__iter__"):
-        return check_cv(cv)  # (train, test) pairs, as scikit-learn takes them: read once, kept as a splitter
+    if cv is not None and not hasattr(cv, "split") and hasattr(cv, "__iter__") and not isinstance(cv, str):
+        splitter = check_cv(cv)  # (train, test) pairs, as scikit-learn takes them: read once, kept as a splitter
+        if not splitter.cv:
+            raise GraphError(
+                f"cv holds no (train, test) splits. Received: {describe(cv)}. Give an int, a splitter such as "
+                "KFold(5), or a non-empty list of (train, test) index arrays."
+            )
+        return splitter
     if hasattr(cv, "random_state") and getattr(cv, "shuffle", True) and cv.random_state is None:
         cv = copy.deepcopy(cv)
         seed = private_rng(random_state).randint(np.iinfo(np.int32).max)

@@ -39,11 +39,12 @@ class Stack(NamedEstimators, TrainedEstimators, WeightedFit, Composite):
     final_estimator : estimator
         Learns from the base learners' predictions. Its kind (regressor or
         classifier) is the stack's.
-    cv : int or splitter, default=5
+    cv : int, splitter or iterable of (train, test) splits, default=5
         Cross-validation splits for the out-of-fold predictions (an int
         means ``KFold`` for regression, ``StratifiedKFold`` for
         classification, as in scikit-learn). The test sets must partition
-        the rows.
+        the rows. An iterator (a generator, say) is listed once and its
+        splits kept for later fits.
     passthrough : bool, default=False
         Give the final estimator the raw features too, after the predictions.
     levels : int, default=1
@@ -140,6 +141,21 @@ class Stack(NamedEstimators, TrainedEstimators, WeightedFit, Composite):
             methods.append(method)
         return methods
 
+    def _listed_cv(self) -> Any:
+        """``cv``, an iterator of ``(train, test)`` splits (a generator, say) listed the first time it is asked for.
+
+        scikit-learn's ``check_cv`` lists such an iterable; here the list is
+        kept (for this very iterator), so a refit, or a network built again,
+        gets the same splits rather than an exhausted iterator.
+        """
+        cv = self.cv
+        if not hasattr(cv, "__next__") or hasattr(cv, "split"):
+            return cv
+        listed = self.__dict__.get("_cv_splits")
+        if listed is None or listed[0] is not cv:
+            listed = self._cv_splits = (cv, list(cv))
+        return listed[1]
+
     def get_feature_names_out(self, input_features: Any = None) -> np.ndarray:
         """Names of the columns ``transform`` gives, as scikit-learn's stacking names them.
 
@@ -202,7 +218,7 @@ class Stack(NamedEstimators, TrainedEstimators, WeightedFit, Composite):
             )
         labels = machine(LabelEncoder(), y, name="labels") if classifier else None
         target: Node = labels.transform(y) if labels is not None else y
-        cv = _ops.seeded_cv(self.cv, classifier, self.random_state)
+        cv = _ops.seeded_cv(self._listed_cv(), classifier, self.random_state)
         splits = node(_ops.cv_splits, X, target, cv, classifier)
         n_splits = _n_splits(cv)
         probabilities = tuple(m == "predict_proba" for m in methods)
