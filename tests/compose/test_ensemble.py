@@ -8,6 +8,7 @@ from sklearn.base import BaseEstimator, RegressorMixin
 from sklearn.ensemble import BaggingRegressor, VotingClassifier, VotingRegressor
 from sklearn.linear_model import Lasso, LogisticRegression, Ridge
 from sklearn.metrics import r2_score
+from sklearn.model_selection import GridSearchCV
 from sklearn.naive_bayes import GaussianNB
 from sklearn.svm import SVC
 from sklearn.tree import DecisionTreeClassifier, DecisionTreeRegressor
@@ -251,3 +252,18 @@ def test_max_features_gives_each_member_its_columns_at_fit_and_predict():
 def test_bad_draw_options(options, error, message):
     with pytest.raises(error, match=message):
         ww.Bagging(Ridge(), n_estimators=2, **options).fit(X_DATA, Y_DATA)
+
+
+def test_numpy_numbers_are_taken_as_the_python_ones_and_bools_are_not_counts():
+    X, y = X_DATA[:120], Y_DATA[:120]
+    tree = DecisionTreeRegressor(max_depth=2)
+    plain = ww.Bagging(tree, n_estimators=4, max_samples=60, max_features=1.0, random_state=0, n_jobs=2)
+    numpy = ww.Bagging(
+        tree, n_estimators=np.int64(4), max_samples=np.int32(60), max_features=np.float32(1.0), random_state=0,
+        executor="threads", n_jobs=np.int64(2),
+    )
+    np.testing.assert_array_equal(numpy.fit(X, y).predict(X), plain.fit(X, y).predict(X))
+    search = GridSearchCV(ww.Bagging(tree, random_state=0), {"n_estimators": np.arange(2, 6, 2)}, cv=3).fit(X, y)
+    assert search.best_params_["n_estimators"] in (2, 4)
+    with pytest.raises(ww.GraphError, match=r"n_estimators must be an int >= 1\. Received: True"):
+        ww.Bagging(tree, n_estimators=True).fit(X, y)

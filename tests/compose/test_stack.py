@@ -69,6 +69,17 @@ def test_two_levels_pass_raw_features_upwards():
     assert stack.score(X, y) > 0.4
 
 
+def test_levels_may_be_a_numpy_integer():
+    X, y = DIABETES
+    plain = ww.Stack(regressors(), Ridge(), cv=3, levels=2).fit(X, y)
+    numpy = ww.Stack(regressors(), Ridge(), cv=3, levels=np.int64(2)).fit(X, y)
+    np.testing.assert_array_equal(numpy.predict(X), plain.predict(X))
+    assert list(numpy.named_estimators_) == list(plain.named_estimators_)
+    assert list(numpy.get_feature_names_out()) == ["stack_ridge_level2", "stack_tree_level2"]
+    with pytest.raises(ww.GraphError, match=r"levels must be an int >= 1\. Received: True"):
+        ww.Stack(regressors(), Ridge(), levels=True).fit(X, y)
+
+
 def counted_stack():
     estimators = [("ridge", Counting(Ridge(), tag="ridge")), ("tree", Counting(DecisionTreeRegressor(max_depth=3, random_state=0), tag="tree"))]
     return ww.Stack(estimators, Counting(Ridge(), tag="final"), cv=KFold(5))

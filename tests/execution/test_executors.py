@@ -161,6 +161,13 @@ def test_bad_execution_options():
         node.fit(on_error="ignore")
 
 
+def test_n_jobs_may_be_a_numpy_integer():
+    X, y = ww.source(X_DATA, name="X"), ww.source(Y_DATA, name="y")
+    fit = ww.machine(Ridge(), X, y, name="ridge")
+    fit.predict(X).fit(executor="threads", n_jobs=np.int64(2))
+    assert fit.report()["action"] == "trained"
+
+
 def test_processes_map_large_shared_data_once():
     executor = ww.ProcessExecutor(2, mmap_bytes=10_000)
     X, y = ww.source(X_DATA, name="X"), ww.source(Y_DATA, name="y")

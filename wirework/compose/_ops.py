@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import copy
+import numbers
 import warnings
 from typing import Any
 
@@ -18,6 +19,7 @@ from wirework.graph.data import describe, n_rows, take_rows
 from wirework.graph.library import hcat
 
 __all__ = [
+    "whole",
     "cv_splits",
     "take",
     "gather",
@@ -48,6 +50,11 @@ def private_rng(random_state: Any) -> np.random.RandomState:
     return check_random_state(random_state)
 
 
+def whole(value: Any) -> bool:
+    """Whether ``value`` is an integer, a numpy one included (``GridSearchCV`` over ``np.arange``), but no bool."""
+    return isinstance(value, numbers.Integral) and not isinstance(value, bool)
+
+
 def seeded_cv(cv: Any, classifier: bool, random_state: Any) -> Any:
     """``cv`` as a splitter; a shuffling splitter without seed gets one from ``random_state``.
 
@@ -58,7 +65,7 @@ def seeded_cv(cv: Any, classifier: bool, random_state: Any) -> Any:
     A fixed seed makes the splits a pure function of the data, so every fit
     pass (and every learner) sees the same folds.
     """
-    if isinstance(cv, (int, np.integer)) and not isinstance(cv, bool):
+    if whole(cv):
         return int(cv)
     if cv is not None and not hasattr(cv, "split") and hasattr(cv, "__iter__") and not isinstance(cv, str):
         splitter = check_cv(cv)  # (train, test) pairs, as scikit-learn takes them: read once, kept as a splitter
@@ -230,7 +237,7 @@ def bootstrap_rows(y: Any, seed: int, max_samples: float | int, classes: bool, r
 
 def _count(share: float | int, total: int) -> int:
     """How many of ``total``: an int as it is, a fraction of ``total`` rounded (at least one)."""
-    return int(share) if isinstance(share, (int, np.integer)) else max(1, int(round(share * total)))
+    return int(share) if isinstance(share, numbers.Integral) else max(1, int(round(share * total)))
 
 
 def feature_subset(width: int, seed: int, max_features: float | int) -> np.ndarray:

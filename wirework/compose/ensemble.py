@@ -217,15 +217,15 @@ class Bagging(WeightedFit, Composite):
 
     def _check_options(self, owner: str) -> None:
         """The parameters of the draws, checked before the network is built."""
-        if isinstance(self.n_estimators, bool) or not isinstance(self.n_estimators, int) or self.n_estimators < 1:
+        if not _ops.whole(self.n_estimators) or self.n_estimators < 1:
             raise GraphError(f"{owner}: n_estimators must be an int >= 1. Received: {self.n_estimators!r}.")
         for name in ("bootstrap", "oob_score"):
             if not isinstance(getattr(self, name), (bool, np.bool_)):
                 raise GraphError(f"{owner}: {name} must be a bool. Received: {getattr(self, name)!r}.")
         for name in ("max_samples", "max_features"):
             share = getattr(self, name)
-            whole = isinstance(share, (int, np.integer)) and not isinstance(share, bool) and share >= 1
-            if not whole and not (isinstance(share, (float, np.floating)) and 0.0 < share <= 1.0):
+            fraction = isinstance(share, (float, np.floating)) and 0.0 < share <= 1.0
+            if not fraction and not (_ops.whole(share) and share >= 1):
                 raise GraphError(
                     f"{owner}: {name} must be a count (an int >= 1) or a fraction in (0, 1]. Received: {share!r}."
                 )
@@ -250,10 +250,10 @@ class Bagging(WeightedFit, Composite):
         labels = machine(LabelEncoder(), y, name="labels") if classifier else None
         target: Node = labels.transform(y) if labels is not None else y
         data = (X, target) if sample_weight is None else (X, target, sample_weight)
-        drawn_seeds = _ops.private_rng(self.random_state).randint(np.iinfo(np.int32).max, size=self.n_estimators)
+        drawn_seeds = _ops.private_rng(self.random_state).randint(np.iinfo(np.int32).max, size=int(self.n_estimators))
         seeds = tuple(map(int, drawn_seeds))
         seeded = "random_state" in self.estimator.get_params(deep=False)
-        subspaces = not (isinstance(self.max_features, float) and self.max_features == 1.0)
+        subspaces = not (isinstance(self.max_features, (float, np.floating)) and self.max_features == 1.0)
         members, inputs, drawn = [], [], []
         for k, seed in enumerate(seeds):
             rows = node(_ops.bootstrap_rows, target, seed, self.max_samples, classifier, self.bootstrap)

@@ -196,7 +196,7 @@ class Stack(NamedEstimators, TrainedEstimators, WeightedFit, Composite):
         """The base learners trained on all rows (those that predict), by name (``<name>_level<k>``
         when ``levels > 1``), level by level, each level in the order of ``estimators``."""
         names = [name for name, _ in check_named(type(self).__name__, "estimators", self.estimators)]
-        levels = range(1, self.levels + 1) if isinstance(self.levels, int) and self.levels > 1 else [1]
+        levels = range(1, self.levels + 1) if _ops.whole(self.levels) and self.levels > 1 else [1]
         return Bunch(**self._trained([f"{name}{self._suffix(level)}" for level in levels for name in names]))
 
     def network(self, X: Source, y: Source | None = None, sample_weight: Source | None = None) -> Signature:
@@ -207,7 +207,7 @@ class Stack(NamedEstimators, TrainedEstimators, WeightedFit, Composite):
         if sample_weight is not None:
             for name, estimator in [*estimators, ("final_estimator", self.final_estimator)]:
                 check_weighted(owner, name if name == "final_estimator" else f"base learner {name!r}", estimator)
-        if isinstance(self.levels, bool) or not isinstance(self.levels, int) or self.levels < 1:
+        if not _ops.whole(self.levels) or self.levels < 1:
             raise GraphError(f"{owner}: levels must be an int >= 1. Received: {self.levels!r}.")
         classifier = self._kind() == "classifier"
         methods = self._methods(estimators, classifier)

@@ -13,6 +13,7 @@ from __future__ import annotations
 import atexit
 import concurrent.futures as cf
 import multiprocessing
+import numbers
 import os
 import sys
 import tempfile
@@ -413,9 +414,9 @@ class DaskExecutor(Executor):
 def _workers(n_jobs: int | None) -> int:
     if n_jobs is None:
         return cores()
-    if isinstance(n_jobs, bool) or not isinstance(n_jobs, int) or n_jobs == 0 or n_jobs < -1:
+    if isinstance(n_jobs, bool) or not isinstance(n_jobs, numbers.Integral) or n_jobs == 0 or n_jobs < -1:
         raise ArgumentError(f"Expected n_jobs to be a positive int, -1 (all cores) or None. Received: {n_jobs!r}.")
-    return cores() if n_jobs == -1 else n_jobs
+    return cores() if n_jobs == -1 else int(n_jobs)  # a numpy integer too (a GridSearchCV grid of np.arange)
 
 
 _SEQUENTIAL = SequentialExecutor()  # it keeps no state: one serves every pass
