@@ -516,6 +516,29 @@ def test_a_classifier_refuses_a_target_made_continuous_in_place():
     assert list(model.classes_) == [0.0, 1.0, 2.0]
 
 
+@pytest.mark.parametrize(
+    "recipe",
+    [
+        lambda: ww.Pipeline([("s", StandardScaler()), ("r", Ridge())]),
+        lambda: ww.Stack([("r", Ridge())], Ridge(), cv=3),
+        lambda: ww.Average([("r", Ridge())]),
+        lambda: ww.Bagging(Ridge(), n_estimators=2),
+        lambda: ww.TransformedTarget(Ridge(), StandardScaler()),
+    ],
+    ids=["Pipeline", "Stack", "Average", "Bagging", "TransformedTarget"],
+)
+def test_a_recipe_refuses_unknown_fit_parameters_naming_itself_and_changes_nothing(recipe):
+    model = recipe().fit(X_DATA, Y_DATA)
+    before = model.predict(X_DATA[:3])
+    name = type(model).__name__
+    message = rf"{name}.fit takes X, y and sample_weight. Received also: \['r__sample_weight'\]. Give the weights as"
+    with pytest.raises(ww.ArgumentError, match=message):
+        model.fit(X_DATA[:50], Y_DATA[:50], r__sample_weight=np.ones(50))
+    with pytest.raises(ww.ArgumentError, match=rf"{name}.fit takes X, y and sample_weight. Received also: \['groups'\]"):
+        model.fit(X_DATA[:50], Y_DATA[:50], groups=np.ones(50))
+    np.testing.assert_array_equal(model.predict(X_DATA[:3]), before)
+
+
 def test_kind_follows_a_wrapper_whose_inner_model_changes_kind():
     from sklearn.linear_model import LogisticRegression
 

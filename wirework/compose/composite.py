@@ -532,9 +532,15 @@ class Composite(BaseEstimator):
         """The ``sample_weight`` among ``fit_params`` (``None``: unweighted); any other parameter is refused."""
         sample_weight = fit_params.pop("sample_weight", None)
         if fit_params:
+            routed = any(key.endswith("__sample_weight") for key in fit_params)
             raise ArgumentError(
                 f"{type(self).__name__}.fit takes X, y and sample_weight. Received also: {sorted(fit_params)}. "
-                "Set a component's options with set_params, or give its training data a node in network()."
+                + (
+                    "Give the weights as sample_weight=: they reach every component that trains on them. "
+                    if routed
+                    else ""
+                )
+                + "Set a component's options with set_params, or give its training data a node in network()."
             )
         return sample_weight
 
@@ -928,8 +934,13 @@ class WeightedFit:
     """Mixin (before ``Composite``) for a composite whose ``network`` takes ``sample_weight``: a ``fit`` that
     names it, so scikit-learn's ``has_fit_parameter`` (and the meta-estimators that ask it) see the weights."""
 
-    def fit(self, X: Any, y: Any = None, sample_weight: Any = None) -> Composite:
-        """Build the network (once) and train it on ``X``, ``y`` and ``sample_weight`` (see ``Composite.fit``)."""
+    def fit(self, X: Any, y: Any = None, sample_weight: Any = None, **fit_params: Any) -> Composite:
+        """Build the network (once) and train it on ``X``, ``y`` and ``sample_weight`` (see ``Composite.fit``).
+
+        Any other fit parameter is an ``ArgumentError`` naming what ``fit`` takes.
+        """
+        if fit_params:
+            self._weights(fit_params)
         return self._fit(X, y, sample_weight)
 
 
