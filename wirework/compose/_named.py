@@ -8,6 +8,7 @@ of scikit-learn's ``Pipeline`` and ``StackingRegressor``.
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from typing import Any
 
 from wirework.errors import ArgumentError, GraphError
@@ -16,8 +17,12 @@ from wirework.graph.data import describe
 __all__ = ["NamedEstimators", "TrainedEstimators", "check_named"]
 
 
-def check_named(owner: str, attribute: str, pairs: Any) -> list[tuple[str, Any]]:
-    """Validate a list of ``(name, estimator)`` pairs; return it as a list."""
+def check_named(owner: str, attribute: str, pairs: Any, reserved: Iterable[str] = ()) -> list[tuple[str, Any]]:
+    """Validate a list of ``(name, estimator)`` pairs; return it as a list.
+
+    ``reserved``: the owner's parameter names, which no pair may take
+    (``get_params`` and ``set_params`` would take one for the other).
+    """
     if not isinstance(pairs, (list, tuple)) or not pairs:
         raise ArgumentError(
             f"{owner}: expected {attribute} to be a non-empty list of (name, estimator) pairs. "
@@ -36,6 +41,13 @@ def check_named(owner: str, attribute: str, pairs: Any) -> list[tuple[str, Any]]
     duplicates = sorted({n for n in names if names.count(n) > 1})
     if duplicates:
         raise GraphError(f"{owner}: names in {attribute} must be unique. Received duplicates: {duplicates}.")
+    conflicts = sorted(set(names).intersection(reserved))
+    if conflicts:
+        raise GraphError(
+            f"{owner}: estimator names conflict with constructor arguments: {conflicts}. Names in {attribute} must "
+            f"differ from {owner}'s parameters ({', '.join(reserved)}), which get_params and set_params would take "
+            "them for. Rename them."
+        )
     return list(pairs)
 
 
@@ -46,6 +58,10 @@ class NamedEstimators:
 
     def _pairs(self) -> list[tuple[str, Any]]:
         return _well_formed(getattr(self, self._named))
+
+    def _checked_pairs(self) -> list[tuple[str, Any]]:
+        """The pairs, checked by :func:`check_named` (their names must differ from this class's parameters too)."""
+        return check_named(type(self).__name__, self._named, getattr(self, self._named), self._get_param_names())
 
     def get_params(self, deep: bool = True) -> dict[str, Any]:
         params = super().get_params(deep=False)

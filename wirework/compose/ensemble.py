@@ -15,7 +15,7 @@ from wirework.graph.data import describe, take_rows
 from wirework.graph.machines import Machine, machine
 from wirework.graph.nodes import Node, Source, node
 from wirework.compose import _ops
-from wirework.compose._named import NamedEstimators, TrainedEstimators, check_named
+from wirework.compose._named import NamedEstimators, TrainedEstimators
 from wirework.compose.composite import Composite, WeightedFit, check_weighted, learns_several_targets
 from wirework.compose.pipeline import _kind_of
 from wirework.compose.signature import Signature
@@ -326,7 +326,7 @@ class Average(NamedEstimators, TrainedEstimators, WeightedFit, Composite):
 
     def _kind(self) -> str | None:
         try:
-            kinds = {_kind_of(e) for _, e in check_named(type(self).__name__, "estimators", self.estimators)}
+            kinds = {_kind_of(e) for _, e in self._checked_pairs()}
         except Exception:
             return None
         return kinds.pop() if len(kinds) == 1 else None
@@ -334,12 +334,12 @@ class Average(NamedEstimators, TrainedEstimators, WeightedFit, Composite):
     @property
     def named_estimators_(self) -> Bunch:
         """The trained models, by name, in the order of ``estimators``."""
-        names = [name for name, _ in check_named(type(self).__name__, "estimators", self.estimators)]
+        names = [name for name, _ in self._checked_pairs()]
         return Bunch(**self._trained(names))
 
     def network(self, X: Source, y: Source | None = None, sample_weight: Source | None = None) -> Signature:
         owner = type(self).__name__
-        estimators = check_named(owner, "estimators", self.estimators)
+        estimators = self._checked_pairs()
         if y is None:
             raise GraphError(f"{owner} needs a target: call fit(X, y).")
         kinds = sorted({str(_kind_of(e)) for _, e in estimators})

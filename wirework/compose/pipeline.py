@@ -16,7 +16,7 @@ from wirework.graph.data import describe
 from wirework.graph.machines import Machine, machine
 from wirework.graph.nodes import Node, Source, node
 from wirework.compose import _ops
-from wirework.compose._named import NamedEstimators, check_named
+from wirework.compose._named import NamedEstimators
 from wirework.compose.composite import (
     _KIND_MIXINS,
     Composite,
@@ -136,7 +136,7 @@ class Pipeline(NamedEstimators, WeightedFit, Composite):
         self.n_jobs = n_jobs
 
     def _live_steps(self) -> list[tuple[str, Any]]:
-        steps = check_named(type(self).__name__, "steps", self.steps)
+        steps = self._checked_pairs()
         return [(name, step) for name, step in steps if step is not None and not (isinstance(step, str) and step == "passthrough")]
 
     def _last_step(self) -> Any:

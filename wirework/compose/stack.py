@@ -12,7 +12,7 @@ from wirework.errors import GraphError
 from wirework.graph.machines import machine
 from wirework.graph.nodes import Node, Source, node
 from wirework.compose import _ops
-from wirework.compose._named import NamedEstimators, TrainedEstimators, check_named
+from wirework.compose._named import NamedEstimators, TrainedEstimators
 from wirework.compose.composite import Composite, WeightedFit, check_weighted
 from wirework.compose.pipeline import _kind_of
 from wirework.compose.signature import Signature
@@ -170,7 +170,7 @@ class Stack(NamedEstimators, TrainedEstimators, WeightedFit, Composite):
         """
         self._ready()
         inputs = self._input_names(input_features)
-        estimators = check_named(type(self).__name__, "estimators", self.estimators)
+        estimators = self._checked_pairs()
         classifier = self._kind() == "classifier"
         n_classes = len(self.classes_) if classifier else 1
         labels = self._labels(estimators, self._suffix(self.levels))
@@ -195,13 +195,13 @@ class Stack(NamedEstimators, TrainedEstimators, WeightedFit, Composite):
     def named_estimators_(self) -> Bunch:
         """The base learners trained on all rows (those that predict), by name (``<name>_level<k>``
         when ``levels > 1``), level by level, each level in the order of ``estimators``."""
-        names = [name for name, _ in check_named(type(self).__name__, "estimators", self.estimators)]
+        names = [name for name, _ in self._checked_pairs()]
         levels = range(1, self.levels + 1) if _ops.whole(self.levels) and self.levels > 1 else [1]
         return Bunch(**self._trained([f"{name}{self._suffix(level)}" for level in levels for name in names]))
 
     def network(self, X: Source, y: Source | None = None, sample_weight: Source | None = None) -> Signature:
         owner = type(self).__name__
-        estimators = check_named(owner, "estimators", self.estimators)
+        estimators = self._checked_pairs()
         if y is None:
             raise GraphError(f"{owner} needs a target: call fit(X, y).")
         if sample_weight is not None:

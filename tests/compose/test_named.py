@@ -1,0 +1,31 @@
+"""Lists of (name, estimator) pairs: the names a recipe refuses, as scikit-learn's meta-estimators refuse them."""
+
+import pytest
+from sklearn.datasets import load_diabetes
+from sklearn.linear_model import Ridge
+from sklearn.pipeline import Pipeline
+from sklearn.preprocessing import StandardScaler
+
+import wirework as ww
+
+X_DATA, Y_DATA = load_diabetes(return_X_y=True)
+
+
+@pytest.mark.parametrize(
+    "recipe, name",
+    [
+        (lambda name: ww.Pipeline([(name, StandardScaler()), ("r", Ridge())]), "steps"),
+        (lambda name: ww.Pipeline([("s", StandardScaler()), (name, Ridge())]), "n_jobs"),
+        (lambda name: ww.Stack([(name, Ridge())], Ridge(), cv=3), "final_estimator"),
+        (lambda name: ww.Stack([(name, Ridge())], Ridge(), cv=3), "cv"),
+        (lambda name: ww.Average([("r", Ridge()), (name, Ridge())]), "weights"),
+    ],
+)
+def test_a_name_that_is_a_parameter_of_the_recipe_is_refused_at_fit(recipe, name):
+    with pytest.raises(ValueError, match=r"Estimator names conflict with constructor arguments: \['steps'\]"):
+        Pipeline([("steps", StandardScaler()), ("r", Ridge())]).fit(X_DATA, Y_DATA)  # scikit-learn's refusal
+    model = recipe(name)
+    message = rf"{type(model).__name__}: estimator names conflict with constructor arguments: \['{name}'\]"
+    with pytest.raises(ww.GraphError, match=message + r".*Rename them"):
+        model.fit(X_DATA, Y_DATA)
+    assert not hasattr(model, "network_")
