@@ -290,6 +290,17 @@ def test_transform_gives_the_meta_features_as_scikit_learn(passthrough):
     assert list(frame.columns) == names and frame.index.equals(X.index)
 
 
+def test_a_raw_column_named_like_a_prediction_gives_plain_meta_features_as_scikit_learn():
+    X, y = load_diabetes(return_X_y=True, as_frame=True)
+    X = X.rename(columns={"age": "stack_ridge", "sex": "stack_ridge_level1"})
+    ours = ww.Stack([("ridge", Ridge())], Ridge(), cv=KFold(3), passthrough=True).fit(X, y)
+    theirs = StackingRegressor([("ridge", Ridge())], Ridge(), cv=KFold(3), passthrough=True).fit(X, y)
+    assert np.abs(ours.predict(X) - theirs.predict(X)).max() <= 1e-10
+    assert np.abs(ours.transform(X) - theirs.transform(X)).max() <= 1e-10
+    deeper = ww.Stack([("ridge", Ridge())], Ridge(), cv=KFold(3), levels=2).fit(X, y)
+    assert deeper.named_estimators_["ridge_level2"].n_features_in_ == 11 and deeper.score(X, y) > 0.4
+
+
 def test_transform_names_of_regressor_binary_and_deeper_stacks():
     X, y = load_diabetes(return_X_y=True)
     regressor = ww.Stack([("ridge", Ridge())], Ridge(), cv=KFold(3)).fit(X, y)

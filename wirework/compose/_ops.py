@@ -197,7 +197,9 @@ def meta_features(
     ``predict_proba`` output (``probabilities[i]``) with two columns keeps
     its second column only. ``passthrough`` data is appended after the
     predictions; when it is a DataFrame, so is the result, its prediction
-    columns named by :func:`column_names` of ``labels`` (one per prediction).
+    columns named by :func:`column_names` of ``labels`` (one per prediction),
+    unless one of those names is a column of ``passthrough``: then an array,
+    as scikit-learn's stacking always gives.
     """
     columns = []
     for values, is_proba in zip(predictions, probabilities):
@@ -214,6 +216,8 @@ def meta_features(
         return sp.hstack([sp.csr_matrix(stacked), passthrough], format="csr")
     if labels is not None and isinstance(passthrough, pd.DataFrame):
         names = column_names(labels, [c.shape[1] for c in columns])
+        if not set(names).isdisjoint(map(str, passthrough.columns)):  # a raw column named like a prediction's:
+            return np.hstack([stacked, passthrough.to_numpy()])  # plain columns, as scikit-learn's stacking gives
         stacked = pd.DataFrame(stacked, columns=names, index=passthrough.index)
     return hcat(stacked, passthrough)
 
