@@ -1,6 +1,9 @@
 """ww.Stack against scikit-learn's stacking, retraining by counted fits, tuning with the cache."""
 
+import warnings
+
 import numpy as np
+import pandas as pd
 import pytest
 from _counting import Counting, fits
 from sklearn.datasets import load_breast_cancer, load_diabetes, load_iris
@@ -299,6 +302,20 @@ def test_a_raw_column_named_like_a_prediction_gives_plain_meta_features_as_sciki
     assert np.abs(ours.transform(X) - theirs.transform(X)).max() <= 1e-10
     deeper = ww.Stack([("ridge", Ridge())], Ridge(), cv=KFold(3), levels=2).fit(X, y)
     assert deeper.named_estimators_["ridge_level2"].n_features_in_ == 11 and deeper.score(X, y) > 0.4
+
+
+@pytest.mark.parametrize("options", [{"passthrough": True}, {"levels": 2}])
+def test_a_frame_with_integer_column_names_predicts_without_feature_name_warnings(options):
+    X, y = DIABETES
+    frame = pd.DataFrame(X)  # pandas' default column names: no feature names to scikit-learn
+    ours = ww.Stack([("ridge", Ridge())], Ridge(), cv=KFold(3), **options).fit(frame, y)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        predicted = ours.predict(frame)
+    np.testing.assert_allclose(predicted, ours.predict(X), rtol=1e-12)
+    if options.get("passthrough"):
+        theirs = StackingRegressor([("ridge", Ridge())], Ridge(), cv=KFold(3), passthrough=True).fit(frame, y)
+        assert np.abs(predicted - theirs.predict(frame)).max() <= 1e-10
 
 
 def test_transform_names_of_regressor_binary_and_deeper_stacks():

@@ -198,8 +198,10 @@ def meta_features(
     its second column only. ``passthrough`` data is appended after the
     predictions; when it is a DataFrame, so is the result, its prediction
     columns named by :func:`column_names` of ``labels`` (one per prediction),
-    unless one of those names is a column of ``passthrough``: then an array,
-    as scikit-learn's stacking always gives.
+    unless ``passthrough`` has columns that are not strings (no feature names
+    to scikit-learn: the composite predicts from the array its check makes)
+    or one named like a prediction column: then an array, as scikit-learn's
+    stacking always gives.
     """
     columns = []
     for values, is_proba in zip(predictions, probabilities):
@@ -216,7 +218,8 @@ def meta_features(
         return sp.hstack([sp.csr_matrix(stacked), passthrough], format="csr")
     if labels is not None and isinstance(passthrough, pd.DataFrame):
         names = column_names(labels, [c.shape[1] for c in columns])
-        if not set(names).isdisjoint(map(str, passthrough.columns)):  # a raw column named like a prediction's:
+        named = all(isinstance(c, str) for c in passthrough.columns)  # else scikit-learn sees no feature names
+        if not named or not set(names).isdisjoint(passthrough.columns):  # (or a raw column named like a prediction)
             return np.hstack([stacked, passthrough.to_numpy()])  # plain columns, as scikit-learn's stacking gives
         stacked = pd.DataFrame(stacked, columns=names, index=passthrough.index)
     return hcat(stacked, passthrough)
