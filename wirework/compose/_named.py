@@ -35,6 +35,11 @@ def check_named(owner: str, attribute: str, pairs: Any, reserved: Iterable[str] 
                 f"{owner}: expected each item of {attribute} to be a (name, estimator) pair. Received: {describe(item)}."
             )
         name = item[0]
+        if isinstance(item[1], str) and item[1] == "drop":
+            raise GraphError(
+                f"{owner}: {attribute} item {name!r} is 'drop', which {owner} does not take (scikit-learn's voting "
+                f"and stacking estimators skip such an item). Leave the pair out of {attribute}."
+            )
         if "__" in name or not name:
             raise GraphError(f"{owner}: the name {name!r} in {attribute} must be non-empty and contain no '__'.")
         names.append(name)
