@@ -17,6 +17,7 @@ from typing import TYPE_CHECKING, Any, NamedTuple
 
 import numpy as np
 import pandas as pd
+import scipy.sparse as sp
 from sklearn.base import BaseEstimator, TransformerMixin, clone
 from sklearn.utils import get_tags
 
@@ -166,12 +167,19 @@ def to_column(value: Any) -> Any:
 
 
 def from_column(result: Any, like: Any) -> Any:
+    """A one-column ``result`` of a model given ``like`` (1-D) as a column, back in one dimension: a Series
+    keeps the index and name of ``like``; a sparse column becomes dense (sparse matrices have no 1-D form)."""
     if getattr(result, "ndim", 1) != 2 or result.shape[1] != 1:
         return result
     if isinstance(result, pd.DataFrame):
         result = result.iloc[:, 0]
         return result.rename(like.name) if isinstance(like, pd.Series) else result.to_numpy()
-    flat = np.asarray(result).ravel()
+    if type(result) is np.ndarray:
+        flat = result.ravel()
+    elif sp.issparse(result):  # np.asarray would wrap the matrix in a 0-D object array
+        flat = result.toarray().ravel()
+    else:
+        flat = np.asarray(result).ravel()
     if isinstance(like, pd.Series):
         return pd.Series(flat, index=like.index, name=like.name)
     return flat
