@@ -99,6 +99,21 @@ class TestExecutorConformance:
         yhat.fit(executor=executor)
         assert (brittle.state, judge.state) == (2, 1)
 
+    def test_a_static_node_failing_in_training_fails_its_machine_and_keeps_the_fits_running(self, executor):
+        X = ww.source(X_DATA, name="X")
+        y = ww.source(Y_DATA, name="y")
+        first = ww.machine(Ridge(), X, y, name="first")  # submitted before the next machine's values fail
+        second = ww.machine(Ridge(), ww.node(_divide_by_zero, X), y, name="second")
+        root = ww.hcat(first.predict(X), second.predict(X))
+        message = r"Machine 'second' \(Ridge\) could not train .*the node _divide_by_zero\(X\) raised ZeroDivisionError"
+        with pytest.raises(ww.MachineFitError, match=message) as info:
+            root.fit(executor=executor)
+        assert isinstance(info.value, ZeroDivisionError) and info.value.machine is second
+        assert type(info.value.__cause__) is ZeroDivisionError
+        assert first.state == 1 and first.report()["action"] == "trained"
+        assert second.state == 0 and second.report()["action"] == "failed"
+        assert second.report()["reason"].startswith("its training values: the node _divide_by_zero(X) raised")
+
     def test_continue_trains_what_failures_do_not_block(self, executor):
         X = ww.source(X_DATA, name="X")
         y = ww.source(Y_DATA, name="y")
@@ -112,6 +127,26 @@ class TestExecutorConformance:
         assert isinstance(info.value, ValueError)
         assert fine.state == 1 and after.state == 0
         assert after.report()["action"] == "blocked"
+
+
+def _divide_by_zero(value):
+    raise ZeroDivisionError("the function of a static node failed")
+
+
+@pytest.mark.parametrize("kind", ["threads", "processes"])
+def test_an_error_out_of_the_loop_records_the_fits_still_running_first(kind):
+    """A progress callback raising is not a machine's failure: it propagates, after what was running is kept."""
+
+    def refuse(event):
+        raise RuntimeError("the progress callback failed")
+
+    X, y = ww.source(X_DATA, name="X"), ww.source(Y_DATA, name="y")
+    machines = [ww.machine(Ridge(alpha=a), X, y, name=f"r{a}") for a in (1, 2, 3)]
+    yhat = ww.mean(*[m.predict(X) for m in machines])
+    with pytest.raises(RuntimeError, match="the progress callback failed"):
+        yhat.fit(progress=refuse, executor=kind, n_jobs=3)
+    assert [m.state for m in machines] == [1, 1, 1]
+    assert {m.report()["action"] for m in machines} == {"trained"}
 
 
 @pytest.mark.parametrize("kind", ["threads", "processes", "dask"])

@@ -220,6 +220,22 @@ def test_fit_failure_names_the_machine_and_keeps_finished_work():
     assert fits() == ["pca", "ridge"]
 
 
+def test_a_static_node_raising_in_training_fails_the_machine_that_needs_it_clearly():
+    X, y = ww.source(X_DATA, name="X"), ww.source(Y_DATA, name="y")
+    first = ww.machine(Ridge(), X, y, name="first")
+    second = ww.machine(Ridge(), X["price"], y, name="second")  # a column name on an array: numpy's IndexError
+    message = (
+        r"Machine 'second' \(Ridge\) could not train \(condition 1: never trained\): computing its training "
+        r"values, the node X\['price'\] raised IndexError: only integers.*Training arguments: X\['price'\], y\. "
+        r"Machines trained before it stay trained"
+    )
+    with pytest.raises(ww.MachineFitError, match=message) as info:
+        ww.hcat(first.predict(X), second.predict(X)).fit()
+    assert isinstance(info.value, IndexError) and info.value.machine is second
+    assert type(info.value.__cause__) is IndexError
+    assert first.state == 1 and second.state == 0 and second.report()["action"] == "failed"
+
+
 class Lookup(BaseEstimator):
     """Passes X through; raises ``KeyError`` for a first-column value not seen in training."""
 

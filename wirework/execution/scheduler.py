@@ -139,43 +139,47 @@ def _as_ready(
                 continue
             visited(k)
 
-    while ready or running:
-        ready.sort()  # positions in training order
-        batch, ready[:] = list(ready), []
-        for k in batch:
-            machine = machines[k]
-            stop = bool(failures) and on_error == "raise"
-            if stop or k in blocked:
-                _block(machine, _STOPPED if stop else "a machine it needs failed")
-                visited(k)
-                continue
-            try:
-                job = machine._plan(run, force=force or id(machine) in forced_ids, owed=graph.owed[k])
-            except WireworkError as error:
-                _unplanned(machine, error)
-                failed(k, error)
-                continue
-            if job is None:
-                visited(k)
-                continue
-            future = engine.submit(job.model, job.values, job.how)
-            running[future] = (k, job)
-            if synchronous and getattr(future, "done", lambda: False)():
-                collect([future])  # known at once: a failure stops the batch right here
-        if running:
-            waiting_on = [f for f in running if f not in deferred]
-            if all(not dependants[running[f][0]] for f in waiting_on):
-                done = engine.wait_all(waiting_on)  # nothing waits on any of them: one wait for all
-            else:
-                done = engine.wait_any(waiting_on) if waiting_on else []
-            # Results nothing waits for are fetched together later: one round trip for many (Dask).
-            urgent = [f for f in done if dependants[running[f][0]]]
-            deferred.extend(f for f in done if not dependants[running[f][0]])
-            if urgent:
-                collect(urgent)
-            if deferred and len(deferred) == len(running):
-                batch_done, deferred[:] = list(deferred), []
-                collect(batch_done)
+    try:
+        while ready or running:
+            ready.sort()  # positions in training order
+            batch, ready[:] = list(ready), []
+            for k in batch:
+                machine = machines[k]
+                stop = bool(failures) and on_error == "raise"
+                if stop or k in blocked:
+                    _block(machine, _STOPPED if stop else "a machine it needs failed")
+                    visited(k)
+                    continue
+                try:
+                    job = machine._plan(run, force=force or id(machine) in forced_ids, owed=graph.owed[k])
+                except WireworkError as error:
+                    _unplanned(machine, error)
+                    failed(k, error)
+                    continue
+                if job is None:
+                    visited(k)
+                    continue
+                future = engine.submit(job.model, job.values, job.how)
+                running[future] = (k, job)
+                if synchronous and getattr(future, "done", lambda: False)():
+                    collect([future])  # known at once: a failure stops the batch right here
+            if running:
+                waiting_on = [f for f in running if f not in deferred]
+                if all(not dependants[running[f][0]] for f in waiting_on):
+                    done = engine.wait_all(waiting_on)  # nothing waits on any of them: one wait for all
+                else:
+                    done = engine.wait_any(waiting_on) if waiting_on else []
+                # Results nothing waits for are fetched together later: one round trip for many (Dask).
+                urgent = [f for f in done if dependants[running[f][0]]]
+                deferred.extend(f for f in done if not dependants[running[f][0]])
+                if urgent:
+                    collect(urgent)
+                if deferred and len(deferred) == len(running):
+                    batch_done, deferred[:] = list(deferred), []
+                    collect(batch_done)
+    except Exception:  # not a machine's failure (a progress callback raised, say): keep what runs, then raise
+        _record_running(running, engine, run)
+        raise
     return failures
 
 
@@ -206,6 +210,14 @@ def _one_at_a_time(
             failure = _record(job, engine.run(job.model, job.values, job.how), run)
         bar.step(machine)
     return failure
+
+
+def _record_running(running: dict[Any, tuple[int, Job]], engine: Any, run: FitPass) -> None:
+    """Wait for the fits still running and record them on their machines: nothing finished is lost."""
+    futures = list(running)
+    if futures:
+        for future, outcome in zip(futures, engine.outcomes(engine.wait_all(futures))):
+            _record(running.pop(future)[1], outcome, run)
 
 
 _STOPPED = "an earlier failure stopped the pass"

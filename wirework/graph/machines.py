@@ -422,7 +422,12 @@ class Machine:
             )
             self._report = {"action": "frozen", "reason": f"frozen; otherwise {reason}"}
             return None
-        values = list(map(run.value, self._args))
+        try:
+            values = list(map(run.value, self._args))
+        except WireworkError:  # names its own machine or data already
+            raise
+        except Exception as error:  # a static node's function raised: this machine cannot train
+            raise self._values_failure(error, run.failed, reason) from error
         rows = n_rows(values[0])
         for value in values[1:]:
             if n_rows(value) != rows:
@@ -504,6 +509,24 @@ class Machine:
             f"{self._title()} failed to train ({job.reason}): {during}{quoted(error)}. "
             f"Model: {_shown(self.model)}. Training arguments: {where}. "
             "Machines trained before it stay trained; fix the model or its data and fit again.",
+            machine=self,
+        )
+        failure.__cause__ = error
+        return failure
+
+
+    def _values_failure(self, error: BaseException, node: Node | None, reason: str) -> MachineFitError:
+        """The error to raise when computing the training values of this machine raised ``error`` at ``node``
+        (a static node's function, say); the machine keeps its last state."""
+        from wirework.graph.inspect import formula
+
+        at = "a node" if node is None else f"the node {formula(node)}"
+        self._report = {"action": "failed", "reason": f"its training values: {at} raised {quoted(error)}"}
+        failure = MachineFitError.wrapping(
+            error,
+            f"{self._title()} could not train ({reason}): computing its training values, {at} raised "
+            f"{quoted(error)}. Training arguments: {', '.join(_node_labels(self))}. Machines trained before it "
+            "stay trained; fix that node's function or the data it gets and fit again.",
             machine=self,
         )
         failure.__cause__ = error

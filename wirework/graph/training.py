@@ -73,6 +73,7 @@ class FitPass:
         self.memo: dict[Node, Any] = {}
         self.cache = cache
         self.store = store
+        self.failed: Node | None = None  # the node whose value last raised, for the error that names it
 
     def value(self, node: Node) -> Any:
         """Value of ``node`` on the training data, each ancestor computed at most once.
@@ -102,7 +103,11 @@ class FitPass:
                 if found:
                     memo[item] = value
                     continue
-            value = self._compute(item)
+            try:
+                value = self._compute(item)
+            except Exception:
+                self.failed = item
+                raise
             if store is not None:
                 store.put(item, stamp, value)
             memo[item] = value
