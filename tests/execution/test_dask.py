@@ -1,5 +1,6 @@
 """Dask specifics: a worker dying mid-fit, data scattered once."""
 
+import asyncio
 import os
 import signal
 import threading
@@ -46,3 +47,31 @@ def test_large_training_data_is_scattered_once(dask_client):
     yhat.fit(executor=executor)
     assert executor.scatters == 2  # X and y, shared by the four fits
     assert np.allclose(yhat(), np.mean([Ridge(alpha=a).fit(X_DATA, Y_DATA).predict(X_DATA) for a in (1, 2, 3, 4)], axis=0))
+
+
+class _Future:
+    """A Dask future as ``DaskExecutor.outcomes`` sees it: a status, and ``result()`` waiting for the outcome."""
+
+    def __init__(self, status, result=None, error=None):
+        self.status = status
+        self._result = result
+        self._error = error
+
+    def result(self):
+        if self._error is not None:
+            raise self._error
+        return self._result
+
+    def exception(self):  # as Dask's: only an "error" future has one
+        return self._error if self.status == "error" else None
+
+
+def test_futures_lost_or_cancelled_give_their_result_or_an_error():
+    """A "lost" future (its worker died after the fit, with the result) is computed again by Dask: awaited."""
+    lost = _Future("lost", result=("fitted", None, 0.5))
+    killed = _Future("error", error=RuntimeError("KilledWorker: all those workers died"))
+    cancelled = _Future("cancelled", error=asyncio.CancelledError("cancelled by the scheduler"))
+    (result, none), (nothing, error), (_, stopped) = ww.DaskExecutor().outcomes([lost, killed, cancelled])
+    assert result == ("fitted", None, 0.5) and none is None
+    assert nothing is None and str(error) == "KilledWorker: all those workers died"
+    assert isinstance(stopped, asyncio.CancelledError)

@@ -10,6 +10,7 @@ slower.
 
 from __future__ import annotations
 
+import asyncio
 import atexit
 import concurrent.futures as cf
 import multiprocessing
@@ -408,7 +409,22 @@ class DaskExecutor(Executor):
     def outcomes(self, futures: list[Any]) -> list[tuple[Any, BaseException | None]]:
         finished = [f for f in futures if f.status == "finished"]
         gathered = dict(zip(map(id, finished), self._client().gather(finished))) if finished else {}  # one round trip
-        return [(gathered[id(f)], None) if id(f) in gathered else (None, f.exception()) for f in futures]
+        return [(gathered[id(f)], None) if id(f) in gathered else _settled(f) for f in futures]
+
+
+def _settled(future: Any) -> tuple[Any, BaseException | None]:
+    """``(result, None)`` or ``(None, error)`` of a Dask future that did not finish as it is now.
+
+    ``"error"``: what the fit raised, or ``KilledWorker`` when its workers
+    kept dying. ``"lost"``: the fit ended but the worker holding its result
+    died; Dask computes it again (a client still wants it), so it is awaited.
+    ``"cancelled"``: Dask's ``CancelledError``. (``exception()`` gives
+    ``None`` for the last two.)
+    """
+    try:
+        return future.result(), None
+    except (Exception, asyncio.CancelledError) as error:  # reported by the scheduler, never lost
+        return None, error
 
 
 def _workers(n_jobs: int | None) -> int:
