@@ -4,6 +4,7 @@ import numpy as np
 import pandas as pd
 import pytest
 import scipy.sparse as sp
+from sklearn.linear_model import Ridge
 from sklearn.model_selection import KFold
 
 import wirework as ww
@@ -112,3 +113,44 @@ def test_library_functions_build_nodes_when_given_nodes():
     assert both().tolist() == [0.0, 1.0, 2.0, 3.0, 4.0, 5.0]
     assert both(np.arange(3.0) * 10).tolist() == [0.0, 10.0, 20.0]
     assert repr(ww.mean(X, X * 2)) == "mean(X, (X * 2))"
+
+
+@pytest.mark.parametrize("operation", [ww.restrict, ww.corestrict])
+@pytest.mark.parametrize("rows", [5, 19, 25])
+def test_restrict_refuses_folds_made_for_other_rows(operation, rows):
+    folds = ww.folds(20, 3)
+    with pytest.raises(ww.DataError, match=rf"{operation.__name__}\(\) got folds made for 20 rows; the data has {rows}\."):
+        operation(np.zeros((rows, 2)), folds, 2)
+
+
+def test_a_target_one_row_short_fails_its_machine_on_the_folds_of_x():
+    X, y = ww.source(np.zeros((20, 3)), name="X"), ww.source(np.zeros(19), name="y")
+    f = ww.folds(X, 3)
+    mach = ww.machine(Ridge(), ww.restrict(X, f, 2), ww.restrict(y, f, 2))
+    with pytest.raises(ww.DataError, match=r"folds made for 20 rows; the data has 19"):
+        mach.fit()
+    assert mach.report()["action"] == "failed" and mach.report()["reason"].startswith("its training values: DataError")
+
+
+def test_vcat_refuses_tables_of_other_columns():
+    with pytest.raises(ww.DataError, match=r"same columns\. Received shapes \[\(3, 2\), \(2, 7\)\]"):
+        ww.vcat(np.zeros((3, 2)), np.zeros((2, 7)))
+    with pytest.raises(ww.DataError, match=r"same columns\. Received shapes \[\(3, 2\), \(2, 7\)\]"):
+        ww.vcat(sp.csr_matrix((3, 2)), sp.csr_matrix((2, 7)))
+    with pytest.raises(ww.DataError, match=r"DataFrames with the same columns\. Received columns \[\['a'\], \['b'\]\]"):
+        ww.vcat(pd.DataFrame({"a": [1]}), pd.DataFrame({"b": [2]}))  # pandas would fill both with NaN
+    assert ww.vcat(pd.DataFrame({"a": [1], "b": [2]}), pd.DataFrame({"b": [4], "a": [3]})).to_numpy().tolist() == [[1, 2], [3, 4]]
+
+
+@pytest.mark.parametrize("other", [np.zeros((4, 3)), pd.Series(np.zeros(4)), sp.csr_matrix((4, 3))])
+def test_hcat_refuses_tables_that_are_not_1d_or_2d(other):
+    """numpy refuses them; the pandas and sparse joins would flatten the 3-D one silently."""
+    with pytest.raises(ww.DataError, match=r"hcat\(\) joins 1-D and 2-D tables\. Received shapes \[\(4, 2, 2\), \(4,"):
+        ww.hcat(np.zeros((4, 2, 2)), other)
+
+
+def test_mean_refuses_values_of_different_shapes():
+    with pytest.raises(ww.DataError, match=r"mean\(\) needs values of one shape\. Received shapes \[\(3,\), \(4,\)\]"):
+        ww.mean(np.zeros(3), np.zeros(4))
+    with pytest.raises(ww.DataError, match=r"Received shapes \[\(3,\), \(3, 1\)\]"):
+        ww.mean(np.zeros(3), np.zeros((3, 1)))  # numpy would broadcast them to (3, 3)

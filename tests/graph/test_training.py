@@ -1,8 +1,11 @@
 """Fit passes and the training values kept between them."""
 
 import numpy as np
+import pytest
 from _counting import Counting, calls, counting_chain, fits
 from sklearn.linear_model import Ridge
+
+import wirework as ww
 
 from wirework.graph.training import TrainingValues, fit_pass
 
@@ -49,3 +52,13 @@ def test_a_value_whose_upstream_retrained_is_computed_again():
     assert fits() == ["pca", "ridge"]
     assert calls("scaler", "transform") == 0 and calls("pca", "transform") == 1  # Z kept, W new
     assert W().shape == (40, 2)
+
+
+@pytest.mark.parametrize("fit", [lambda node, **kw: node.fit(**kw), lambda node, **kw: node.machines()[0].fit(**kw)])
+def test_fit_refuses_a_cache_that_is_not_one_and_options_it_does_not_take(fit):
+    yhat = ww.machine(Ridge(), X_DATA, Y_DATA).predict(ww.source(X_DATA))
+    with pytest.raises(ww.ArgumentError, match=r"Expected cache to be a ww.FitCache or None\. Received: str 'yes'"):
+        fit(yhat, cache="yes")
+    with pytest.raises(ww.ArgumentError, match=r"fit\(\) takes force, cache and the options executor, .*Received also: \['foo'\]"):
+        fit(yhat, foo=1, verbose=0)
+    assert yhat.machines()[0].state == 0

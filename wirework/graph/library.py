@@ -54,6 +54,13 @@ def hcat(*tables: Any) -> Any:
     """
     _require_some("hcat", tables)
     _same_rows("hcat", tables)
+    for table in tables:
+        if not 1 <= (getattr(table, "ndim", None) or np.ndim(table)) <= 2:
+            shapes = [np.shape(t) for t in tables]
+            raise DataError(
+                f"hcat() joins 1-D and 2-D tables. Received shapes {shapes}. "
+                "Reshape each to rows x columns (array.reshape(len(array), -1)) first."
+            )
     if any(isinstance(t, (pd.DataFrame, pd.Series)) for t in tables):
         index = next(t.index for t in tables if isinstance(t, (pd.DataFrame, pd.Series)))
         frames = []
@@ -98,13 +105,23 @@ def vcat(*tables: Any) -> Any:
         kinds = ", ".join(describe(t).split(" of ")[0] for t in tables)
         raise DataError(f"vcat() needs tables of one kind (all pandas or all numpy). Received: {kinds}.")
     if all(pandas):
+        columns = [frozenset(t.columns) for t in tables if isinstance(t, pd.DataFrame)]
+        if len(set(columns)) > 1:  # pd.concat would fill the missing columns with NaN
+            named = [t.columns.tolist() for t in tables if isinstance(t, pd.DataFrame)]
+            raise DataError(f"vcat() needs DataFrames with the same columns. Received columns {named}.")
         return pd.concat(tables, axis=0)
-    if any(sp.issparse(t) for t in tables):
-        return sp.vstack(tables, format="csr")
-    arrays = [np.asarray(t) for t in tables]
+    arrays = [t if sp.issparse(t) else np.asarray(t) for t in tables]
     if len({a.ndim for a in arrays}) > 1:
         shapes = [a.shape for a in arrays]
         raise DataError(f"vcat() needs arrays with the same number of dimensions. Received shapes {shapes}.")
+    if len({a.shape[1:] for a in arrays}) > 1:
+        shapes = [a.shape for a in arrays]
+        raise DataError(
+            f"vcat() needs tables with the same columns. Received shapes {shapes}: "
+            "all dimensions but the rows must agree."
+        )
+    if any(sp.issparse(t) for t in tables):
+        return sp.vstack(tables, format="csr")
     return np.concatenate(arrays, axis=0)
 
 
@@ -122,6 +139,12 @@ def mean(*values: Any) -> Any:
     if len(values) == 1 and isinstance(values[0], (list, tuple)):
         values = tuple(values[0])
     _require_some("mean", values)
+    shapes = [np.shape(v) for v in values]
+    if len(set(shapes)) > 1:  # numpy would broadcast (n,) and (n, 1) to (n, n), or refuse
+        raise DataError(
+            f"mean() needs values of one shape. Received shapes {shapes}. "
+            "Give predictions of the same rows and columns (reshape a column to 1-D, or the reverse)."
+        )
     total = values[0]
     for value in values[1:]:
         total = total + value
@@ -165,11 +188,17 @@ def folds(X: Any, n: int, *, shuffle: bool = False, random_state: Any = None) ->
     return tuple(np.sort(p) if shuffle else p for p in parts)
 
 
-def _fold(folds: Any, i: Any, name: str) -> np.ndarray:
+def _fold(X: Any, folds: Any, i: Any, name: str) -> np.ndarray:
     if not isinstance(folds, tuple) or not folds:
         raise DataError(f"{name}() needs the folds made by ww.folds(). Received: {describe(folds)}.")
     if isinstance(i, bool) or not isinstance(i, (int, np.integer)) or not 0 <= i < len(folds):
         raise DataError(f"{name}() needs a fold index 0 <= i < {len(folds)}. Received i={i!r}.")
+    rows, made_for = n_rows(X), sum(map(len, folds))  # the folds partition the rows they were made for
+    if rows != made_for:
+        raise DataError(
+            f"{name}() got folds made for {made_for} rows; the data has {rows}. "
+            "Make the folds from the data they restrict (ww.folds(X, n)), and give every argument the same rows."
+        )
     return folds[i]
 
 
@@ -185,7 +214,7 @@ def restrict(X: Any, folds: tuple[np.ndarray, ...], i: int) -> Any:
     >>> ww.restrict(np.arange(6) * 10, f, 1)
     array([20, 30])
     """
-    return take_rows(X, _fold(folds, i, "restrict"))
+    return take_rows(X, _fold(X, folds, i, "restrict"))
 
 
 @lift
@@ -200,7 +229,7 @@ def corestrict(X: Any, folds: tuple[np.ndarray, ...], i: int) -> Any:
     >>> ww.corestrict(np.arange(6) * 10, f, 1)
     array([ 0, 10, 40, 50])
     """
-    held_out = _fold(folds, i, "corestrict")
+    held_out = _fold(X, folds, i, "corestrict")
     keep = np.ones(n_rows(X), dtype=bool)
     keep[held_out] = False
     return take_rows(X, np.flatnonzero(keep))

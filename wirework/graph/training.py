@@ -21,10 +21,12 @@ from collections.abc import Callable, Iterable, Sequence
 from typing import TYPE_CHECKING, Any
 
 from wirework.config import setting
+from wirework.errors import ArgumentError
+from wirework.graph.cache import FitCache
+from wirework.graph.data import describe
 from wirework.graph.topology import state_of, upstream_machines, upstream_sources, version_of
 
 if TYPE_CHECKING:  # pragma: no cover
-    from wirework.graph.cache import FitCache
     from wirework.graph.machines import Machine
     from wirework.graph.nodes import Node
 
@@ -180,5 +182,22 @@ def fit_pass(
     if _SCHEDULER is None:  # the layer above registers its scheduler when imported
         importlib.import_module("wirework.execution")
     assert _SCHEDULER is not None
+    if cache is not None and not isinstance(cache, FitCache):
+        raise ArgumentError(
+            f"Expected cache to be a ww.FitCache or None. Received: {describe(cache)}. Make one with ww.FitCache()."
+        )
     run = FitPass(cache if cache is not None else setting("cache"), store)
-    return _SCHEDULER(roots, run=run, force=force, forced=forced, **execution)
+    try:
+        return _SCHEDULER(roots, run=run, force=force, forced=forced, **execution)
+    except TypeError:
+        unknown = sorted(set(execution) - _EXECUTION_OPTIONS)
+        if unknown:  # the call itself was refused: nothing ran
+            raise ArgumentError(
+                f"fit() takes force, cache and the options {', '.join(sorted(_EXECUTION_OPTIONS))}. "
+                f"Received also: {unknown}. Remove them: a model's hyperparameters are set on the model itself."
+            ) from None
+        raise
+
+
+#: The keyword options the scheduler takes from ``fit(...)``.
+_EXECUTION_OPTIONS = frozenset({"executor", "n_jobs", "on_error", "verbose", "progress"})
