@@ -357,6 +357,29 @@ def test_a_machine_that_learned_one_column_takes_a_1d_value_as_that_column():
         two.transform(np.array([0.0, 1.0]))()  # two columns learned: a 1-D value is no row and no column
 
 
+def test_a_model_class_is_refused_with_the_instance_to_pass():
+    with pytest.raises(ww.ArgumentError, match=r"Expected a model instance for machine 'r'\. Received the class Ridge; pass an instance, Ridge\(\)\.") as info:
+        ww.machine(Ridge, X_DATA, Y_DATA, name="r")
+    assert isinstance(info.value, TypeError)
+
+
+class _NeedsY(BaseEstimator):
+    """Not tagged as a classifier or regressor, but its score needs the target, as theirs do."""
+
+    def fit(self, X, y=None):
+        return self
+
+    def score(self, X, y):  # pragma: no cover - never called
+        return 0.0
+
+
+@pytest.mark.parametrize("model", [Ridge(), make_pipeline(StandardScaler(), Ridge()), _NeedsY()])
+def test_a_score_node_of_a_model_scoring_against_a_target_is_refused_when_built(model):
+    mach = ww.machine(model, X_DATA, Y_DATA, name="m")
+    with pytest.raises(ww.GraphError, match=r"score\(\) compares its predictions with a target.*\(in Machine 'm' .*ww\.node\(r2_score"):
+        mach.score(X_DATA)
+
+
 def test_report_and_repr():
     yhat, (_, _, scaler, pca, ridge) = chain()
     assert ridge.report()["action"] == "none"

@@ -3,11 +3,13 @@
 from __future__ import annotations
 
 import copy
+import inspect
 import operator
 import warnings
 from typing import TYPE_CHECKING, Any, NamedTuple
 
 from sklearn.base import clone
+from sklearn.utils import get_tags
 
 from wirework.errors import (
     ArgumentError,
@@ -242,6 +244,14 @@ class Machine:
     def score(self, *nodes: Any) -> DynamicNode:
         """A node applying the trained model's ``score`` to ``nodes[0]`` alone: an unsupervised model's score of
         its input (a clusterer's, a mixture's, a density's, PCA's), one number."""
+        if _scores_with_a_target(self.model):
+            kind = type(self.model).__name__
+            raise GraphError(
+                f"{kind}'s score() compares its predictions with a target, which a score node does not give it "
+                f"(in {self._title()}). A score node is an unsupervised model's score of its input (KMeans, "
+                "GaussianMixture, PCA…). Compute a metric of the predictions instead, for example "
+                "ww.node(r2_score, y, mach.predict(X))."
+            )
         return self._operation("score", nodes)
 
     def transform(self, *nodes: Any) -> DynamicNode:
@@ -533,6 +543,24 @@ class Machine:
         return failure
 
 
+def _scores_with_a_target(model: Any) -> bool:
+    """Whether ``model.score`` needs the true target: a classifier's or regressor's, or one whose ``y`` is required."""
+    try:
+        if get_tags(model).estimator_type in ("classifier", "regressor"):
+            return True
+    except Exception:  # not a scikit-learn estimator: its signature says
+        pass
+    try:
+        parameters = list(inspect.signature(model.score).parameters.values())
+    except (AttributeError, TypeError, ValueError):  # no score at all (the operation says so), or no signature
+        return False
+    return (
+        len(parameters) > 1
+        and parameters[1].kind in (inspect.Parameter.POSITIONAL_ONLY, inspect.Parameter.POSITIONAL_OR_KEYWORD)
+        and parameters[1].default is inspect.Parameter.empty
+    )
+
+
 def _shown(model: Any) -> str:
     """``repr(model)``, or what it is when its ``repr`` raises (scikit-learn's reads ``get_params``)."""
     try:
@@ -617,6 +645,12 @@ def machine(model: Any, *args: Any, name: str | None = None) -> Machine:
     >>> z.fit()()
     array([-1.22474487,  0.        ,  1.22474487])
     """
+    if isinstance(model, type):
+        kind = model.__name__
+        raise ArgumentError(
+            f"Expected a model instance{'' if name is None else f' for machine {name!r}'}. "
+            f"Received the class {kind}; pass an instance, {kind}()."
+        )
     if not hasattr(model, "fit"):
         raise ArgumentError(
             f"Expected a model with a fit() method (a scikit-learn estimator)"
