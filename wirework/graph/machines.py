@@ -524,7 +524,6 @@ class Machine:
         failure.__cause__ = error
         return failure
 
-
     def _values_failure(self, error: BaseException, node: Node | None, reason: str) -> MachineFitError:
         """The error to raise when computing the training values of this machine raised ``error`` at ``node``
         (a static node's function, say); the machine keeps its last state."""
