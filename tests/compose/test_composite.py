@@ -704,3 +704,20 @@ def test_a_predicting_pipeline_s_set_output_hands_its_steps_dataframes():
     assert np.allclose(pipe.predict(X), reference.predict(X), rtol=0, atol=1e-9)
     assert hasattr(pipe, "set_output") and not hasattr(pipe, "transform")  # as scikit-learn's Pipeline
     assert not hasattr(two_stage(), "set_output")  # a composite that does not transform has no output to set
+
+
+@pytest.mark.parametrize("labels", ["Int64", "boolean"])
+def test_pandas_nullable_labels_give_classes_of_the_dtype_the_models_predict(labels):
+    # scikit-learn's models read pandas' nullable labels as floats: classes_ was int64 (or bool) while predict
+    # gave floats; now both are scikit-learn's
+    from sklearn.datasets import load_iris
+    from sklearn.ensemble import StackingClassifier
+
+    X, y = load_iris(return_X_y=True)
+    target = pd.Series(np.array([5, 1, 3])[y], dtype="Int64") if labels == "Int64" else pd.Series(y == 1, dtype="boolean")
+    ours = ww.Stack([("lr", LogisticRegression(max_iter=500))], LogisticRegression(max_iter=500)).fit(X, target)
+    theirs = StackingClassifier([("lr", LogisticRegression(max_iter=500))], LogisticRegression(max_iter=500)).fit(X, target)
+    assert ours.classes_.dtype == theirs.classes_.dtype == ours.predict(X[:3]).dtype == np.float64
+    np.testing.assert_array_equal(ours.classes_, theirs.classes_)
+    pipe = ww.Pipeline([("lr", LogisticRegression(max_iter=500))]).fit(X, target)
+    assert pipe.classes_.dtype == pipe.predict(X[:3]).dtype == np.float64

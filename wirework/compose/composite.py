@@ -28,7 +28,13 @@ from sklearn.utils._set_output import _wrap_data_with_container
 from sklearn.utils._tags import ClassifierTags, RegressorTags, TransformerTags
 from sklearn.utils.metaestimators import available_if
 from sklearn.utils.multiclass import check_classification_targets
-from sklearn.utils.validation import _check_sample_weight, _get_feature_names, has_fit_parameter, validate_data
+from sklearn.utils.validation import (
+    _check_sample_weight,
+    _get_feature_names,
+    check_array,
+    has_fit_parameter,
+    validate_data,
+)
 
 from wirework.errors import (
     ArgumentError,
@@ -973,8 +979,9 @@ def learns_several_targets(estimator: Any) -> bool:
 
 
 def _classes(y: Any) -> Any:
-    """``classes_`` of a classifier trained on ``y``: its labels, or one array of labels per target."""
-    y = np.asarray(y)
+    """``classes_`` of a classifier trained on ``y``: its labels, or one array of labels per target, of the dtype
+    scikit-learn's check gives them (pandas' nullable ``Int64`` and ``boolean`` labels are floats to its models)."""
+    y = check_array(y, ensure_2d=False, dtype=None, ensure_all_finite=False, ensure_min_samples=0, input_name="y")
     if y.ndim == 2 and y.shape[1] > 1:
         return [np.unique(column) for column in y.T]
     return np.unique(y)
