@@ -154,3 +154,23 @@ def test_mean_refuses_values_of_different_shapes():
         ww.mean(np.zeros(3), np.zeros(4))
     with pytest.raises(ww.DataError, match=r"Received shapes \[\(3,\), \(3, 1\)\]"):
         ww.mean(np.zeros(3), np.zeros((3, 1)))  # numpy would broadcast them to (3, 3)
+
+
+def test_nodes_inside_a_list_are_refused_and_a_mean_of_a_list_of_nodes_is_a_node():
+    # a list holding nodes was passed on uncomputed: vcat([X, X]) asked for the nodes' array values (a misleading
+    # LazyNodeError) and ww.node(np.column_stack, [a, b]) failed only when called
+    X_data = np.arange(6.0).reshape(3, 2)
+    X, y = ww.source(X_data, name="X"), ww.source(np.array([1.0, 2.0, 4.0]), name="y")
+    with pytest.raises(ww.ArgumentError, match=r"vcat: argument 1 is a list holding nodes \(X, X\); a node inside"):
+        ww.vcat([X, X])
+    with pytest.raises(ww.ArgumentError, match=r"column_stack: argument 1 is a tuple holding nodes \(X, y\)"):
+        ww.node(np.column_stack, (X, y))
+    with pytest.raises(ww.ArgumentError, match=r"concatenate: axis is a list"):
+        ww.node(np.concatenate, X, axis=[X])
+    # mean takes one list of predictions, nodes too (documented): a node computing the mean
+    first = ww.machine(Ridge(alpha=1.0), X, y).predict(X)
+    second = ww.machine(Ridge(alpha=2.0), X, y).predict(X)
+    for both in (ww.mean([first, second]), ww.mean(first, second)):
+        assert repr(both) == "mean(predict(m1, X), predict(m2, X))"
+        both.fit(verbose=0)
+        np.testing.assert_allclose(both(), (first() + second()) / 2)

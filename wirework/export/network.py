@@ -157,7 +157,7 @@ def _elementwise(function: Callable) -> Callable[[Context, StaticNode], str]:
 
 LOWERINGS: dict[Callable, Callable[[Context, StaticNode], str]] = {
     library.hcat.__wrapped__: _hcat,
-    library.mean.__wrapped__: _mean,
+    library.mean_values: _mean,
     operator.add: _binary("Add"),
     operator.sub: _binary("Sub"),
     operator.mul: _binary("Mul"),

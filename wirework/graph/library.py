@@ -17,7 +17,7 @@ from sklearn.utils import check_random_state
 
 from wirework.errors import DataError
 from wirework.graph.data import describe, n_rows, take_rows
-from wirework.graph.nodes import lift
+from wirework.graph.nodes import Node, StaticNode, lift
 
 __all__ = ["hcat", "vcat", "mean", "folds", "restrict", "corestrict"]
 
@@ -125,9 +125,8 @@ def vcat(*tables: Any) -> Any:
     return np.concatenate(arrays, axis=0)
 
 
-@lift
 def mean(*values: Any) -> Any:
-    """Elementwise mean of several predictions (or of one list of them).
+    """Elementwise mean of several predictions (or of one list of them); a node when any is a node.
 
     Examples
     --------
@@ -138,6 +137,13 @@ def mean(*values: Any) -> Any:
     """
     if len(values) == 1 and isinstance(values[0], (list, tuple)):
         values = tuple(values[0])
+    if any(isinstance(v, Node) for v in values):
+        return StaticNode(mean_values, values, label="mean")
+    return mean_values(*values)
+
+
+def mean_values(*values: Any) -> Any:
+    """The elementwise mean of values (no node among them): what a mean node computes."""
     _require_some("mean", values)
     shapes = [np.shape(v) for v in values]
     if len(set(shapes)) > 1:  # numpy would broadcast (n,) and (n, 1) to (n, n), or refuse

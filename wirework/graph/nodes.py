@@ -391,6 +391,7 @@ class StaticNode(Node):
         if not callable(function):
             raise ArgumentError(f"Expected a callable for a static node. Received: {describe(function)}.")
         kwargs = dict(kwargs or {})
+        _refuse_nested(function, args, kwargs)
         parents = tuple(a for a in (*args, *kwargs.values()) if isinstance(a, Node))
         super().__init__(tuple(dict.fromkeys(parents)))
         self.function = function
@@ -406,6 +407,21 @@ class StaticNode(Node):
             kwargs = {k: memo[v] if isinstance(v, Node) else v for k, v in self.kwargs.items()}
             return self.function(*args, **kwargs)
         return self.function(*args)
+
+
+def _refuse_nested(function: Callable[..., Any], args: tuple, kwargs: Mapping[str, Any]) -> None:
+    """Refuse nodes inside a list, tuple, set or dict argument: they would be passed on uncomputed."""
+    for where, value in [*((f"argument {i + 1}", a) for i, a in enumerate(args)), *kwargs.items()]:
+        items = value.values() if isinstance(value, dict) else value if isinstance(value, (list, tuple, set)) else ()
+        held = [item for item in items if isinstance(item, Node)]
+        if held:
+            name = getattr(function, "__name__", type(function).__name__)
+            shown = ", ".join(map(repr, held[:3])) + (", ..." if len(held) > 3 else "")
+            raise ArgumentError(
+                f"{name}: {where} is a {type(value).__name__} holding nodes ({shown}); a node inside a container "
+                "is not computed. Pass each node as its own argument, e.g. ww.hcat(a, b) or "
+                "ww.node(lambda *parts: np.column_stack(parts), a, b)."
+            )
 
 
 def _binary(function: Callable[[Any, Any], Any], symbol: str, left: Any, right: Any) -> StaticNode:
@@ -474,6 +490,7 @@ def lift(function: Callable[..., Any]) -> Callable[..., Any]:
     def lifted(*args: Any, **kwargs: Any) -> Any:
         if any(isinstance(a, Node) for a in (*args, *kwargs.values())):
             return StaticNode(function, args, kwargs)
+        _refuse_nested(function, args, kwargs)  # computed at once: nodes in a list would meet it uncomputed
         return function(*args, **kwargs)
 
     return lifted
