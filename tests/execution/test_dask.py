@@ -7,6 +7,8 @@ import threading
 import time
 
 import numpy as np
+import pandas as pd
+import pytest
 from _probes import ThreadProbe
 from sklearn.datasets import make_regression
 from sklearn.linear_model import Ridge
@@ -40,9 +42,12 @@ def test_a_worker_killed_mid_fit_has_its_fit_retried_elsewhere(dask_client):
     dask_client.wait_for_workers(2)
 
 
-def test_large_training_data_is_scattered_once(dask_client):
+@pytest.mark.parametrize("kind", ["array", "frame"])
+def test_large_training_data_is_scattered_once(dask_client, kind):
+    # a DataFrame and a Series have no nbytes: they were never scattered, but sent with every fit
     executor = ww.DaskExecutor(dask_client, scatter_bytes=10_000)
-    X, y = ww.source(X_DATA, name="X"), ww.source(Y_DATA, name="y")
+    data = (X_DATA, Y_DATA) if kind == "array" else (pd.DataFrame(X_DATA), pd.Series(Y_DATA))
+    X, y = ww.source(data[0], name="X"), ww.source(data[1], name="y")
     yhat = ww.mean(*[ww.machine(Ridge(alpha=a), X, y).predict(X) for a in (1.0, 2.0, 3.0, 4.0)])
     yhat.fit(executor=executor)
     assert executor.scatters == 2  # X and y, shared by the four fits

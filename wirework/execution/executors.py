@@ -24,7 +24,7 @@ from typing import Any
 from threadpoolctl import threadpool_limits
 
 from wirework.errors import ArgumentError, ParameterError
-from wirework.graph.data import describe
+from wirework.graph.data import buffer_bytes, describe
 from wirework.graph.jobs import How, run_job
 
 __all__ = ["Executor", "SequentialExecutor", "ThreadExecutor", "ProcessExecutor", "DaskExecutor", "resolve_executor", "cores"]
@@ -365,8 +365,8 @@ class DaskExecutor(Executor):
         self._completed = None
 
     def _ship(self, value: Any) -> Any:
-        size = getattr(value, "nbytes", None)
-        if not isinstance(size, int) or size < self.scatter_bytes:
+        size = buffer_bytes(value)  # DataFrames and sparse matrices too (they have no nbytes)
+        if size is None or size < self.scatter_bytes:
             return value
         found = self._scattered.get(id(value))
         if found is None or found[0] is not value:

@@ -16,7 +16,7 @@ import scipy.sparse as sp
 
 from wirework.errors import ArgumentError, DataError
 
-__all__ = ["is_data", "n_rows", "take_rows", "describe"]
+__all__ = ["is_data", "n_rows", "take_rows", "describe", "buffer_bytes"]
 
 _DATA_TYPES = (np.ndarray, pd.DataFrame, pd.Series, list, tuple)
 
@@ -51,6 +51,27 @@ def n_rows(value: Any) -> int:
         raise DataError(
             f"Expected a table, array or sequence with rows. Received: {describe(value)}."
         ) from None
+
+
+def buffer_bytes(value: Any) -> int | None:
+    """Bytes held by a table's buffers (a DataFrame's or Series' columns and index, a sparse matrix's three
+    arrays; objects in an object column counted as pointers), or ``None`` for what is not such a table.
+
+    Examples
+    --------
+    >>> buffer_bytes(np.zeros((2, 3))), buffer_bytes("X")
+    (48, None)
+    """
+    if isinstance(value, np.ndarray):
+        return int(value.nbytes)
+    if isinstance(value, pd.DataFrame):
+        return int(value.memory_usage(index=True, deep=False).sum())
+    if isinstance(value, pd.Series):
+        return int(value.memory_usage(index=True, deep=False))
+    if sp.issparse(value):
+        parts = ("data", "indices", "indptr", "row", "col", "offsets")
+        return sum(int(getattr(value, part).nbytes) for part in parts if isinstance(getattr(value, part, None), np.ndarray))
+    return None
 
 
 def take_rows(value: Any, rows: np.ndarray) -> Any:
