@@ -205,3 +205,42 @@ def test_feed_codes_a_category_columns_values_whatever_its_dtype():
         exported = ww.to_onnx(model, inputs=layout)
         assert ww.onnx.check_parity(model, exported, plain).exact
     assert feed(ww.to_onnx(model), plain)["X"][:, 1].tolist() == [0, 1, 2, ww.onnx.UNKNOWN_CODE]
+
+
+def test_bad_arguments_of_the_export_helpers_are_refused_clearly(tmp_path, iris_tree):
+    # each was a raw AttributeError, TypeError or scikit-learn ValueError from inside
+    X, tree = iris_tree
+    exported = ww.to_onnx(tree)
+    with pytest.raises(ExportError, match="check_parity compares an ONNX ModelProto .* Received: str 'tree.onnx'"):
+        ww.onnx.check_parity(tree, "tree.onnx", X)
+    for threads in ("a", 0, True):
+        with pytest.raises(ExportError, match="threads must be an int >= 1"):
+            ww.onnx.check_parity(tree, exported, X, threads=threads)
+    with pytest.raises(ExportError, match="needs at least one row to compare on"):
+        ww.onnx.check_parity(tree, exported, X[:0])
+    assert ww.onnx.check_parity(tree, exported, X, threads=np.int64(2)).flips == 0
+    with pytest.raises(ExportError, match="name must be a string .* Received: int 3"):
+        ww.to_onnx(tree, name=3)
+    for path in (None, 3):
+        with pytest.raises(ww.ArgumentError, match="save_onnx needs a file path such as 'model.onnx'"):
+            ww.save_onnx(tree, path)
+    with pytest.raises(ExportError, match=r"save_onnx takes the options of to_onnx .* Received also: \['bogus'\]"):
+        ww.save_onnx(tree, tmp_path / "tree.onnx", bogus=1)
+    (tmp_path / "afile").write_text("not a directory")
+    with pytest.raises(ww.StorageError, match=r"'.*afile' is a file, not a directory"):
+        ww.save_onnx(tree, tmp_path / "afile" / "tree.onnx")
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["afile"]
+
+
+@pytest.mark.parametrize("layout", ["matrix", "columns"])
+def test_feed_refuses_strings_in_a_numeric_column_even_strings_of_numbers(layout):
+    # scikit-learn refuses them; feed turned '0.0617' into 0.0617 without a word
+    from sklearn.datasets import load_diabetes
+    from sklearn.tree import DecisionTreeRegressor
+
+    X, y = load_diabetes(return_X_y=True, as_frame=True)
+    exported = ww.to_onnx(DecisionTreeRegressor(max_depth=3).fit(X, y), inputs=layout)
+    with pytest.raises(ExportError, match=r"Column 'bmi' \(.*\) cannot be fed to the model: it expects numbers there \(it holds strings, such as '0\.06"):
+        feed(exported, X.head(3).assign(bmi=X["bmi"].head(3).astype(str)))
+    numbers_as_objects = X.head(3).assign(bmi=X["bmi"].head(3).astype(object))  # numbers, held as objects
+    assert all(np.array_equal(v, feed(exported, X.head(3))[k]) for k, v in feed(exported, numbers_as_objects).items())

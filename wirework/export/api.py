@@ -43,10 +43,11 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from wirework.errors import ExportError, NotTrainedError, StorageError, brief
+from wirework.errors import ArgumentError, ExportError, NotTrainedError, StorageError, brief
 from wirework.export.builder import UNKNOWN_CODE, GraphBuilder, dense, is_missing, resolve_dtype
 from wirework.export.heads import class_values
 from wirework.export.registry import converter_for
+from wirework.graph.data import describe
 
 __all__ = ["to_onnx", "save_onnx", "feed", "input_signature"]
 
@@ -290,6 +291,8 @@ def to_onnx(
     >>> ww.onnx.check_parity(pipe, model, X).max_abs < 1e-12
     True
     """
+    if name is not None and not isinstance(name, str):
+        raise ExportError(f"name must be a string (the graph's name) or None. Received: {describe(name)}.")
     g = GraphBuilder(resolve_dtype(dtype), name or type(obj).__name__)
     if isinstance(methods, str) or (methods is not None and not all(isinstance(m, str) for m in methods)):
         raise ExportError(f"methods must be a list of method names, such as ['predict']. Received: {methods!r}.")
@@ -376,16 +379,27 @@ def _native_ranks(obj: Any, methods: Sequence[str], X_sample: Any, names: list[s
 
 
 def save_onnx(obj: Any, path: str | os.PathLike, X_sample: Any = None, **options: Any) -> Path:
-    """Export ``obj`` (see :func:`to_onnx`) and write it to ``path`` atomically; returns the path."""
+    """Export ``obj`` (see :func:`to_onnx`) and write it to ``path`` atomically; returns the path.
+
+    ``options``: those of :func:`to_onnx` (``dtype``, ``name``, ``inputs``, ``methods``).
+    """
+    if not isinstance(path, (str, os.PathLike)):
+        raise ArgumentError(f"save_onnx needs a file path such as 'model.onnx'. Received: {describe(path)}.")
+    unknown = sorted(set(options) - _TO_ONNX_OPTIONS)
+    if unknown:
+        raise ExportError(
+            f"save_onnx takes the options of to_onnx ({', '.join(sorted(_TO_ONNX_OPTIONS))}). Received also: {unknown}."
+        )
     path = Path(path)
     if path.is_dir():  # checked before the export, which can take a while
         example = str(path / "model.onnx")
         raise StorageError(f"save_onnx: {str(path)!r} is a directory. Give a file path such as {example!r}.")
     if not path.parent.is_dir():
-        raise StorageError(
-            f"save_onnx cannot write {str(path)!r}: the directory {str(path.parent)!r} does not exist. "
-            "Create it first."
+        parent = str(path.parent)
+        what = f"{parent!r} is a file, not a directory" if path.parent.exists() else (
+            f"the directory {parent!r} does not exist. Create it first"
         )
+        raise StorageError(f"save_onnx cannot write {str(path)!r}: {what}.")
     model = to_onnx(obj, X_sample, **options)
     temporary = path.with_name(f".{path.name}.partial")
     try:
@@ -398,6 +412,10 @@ def save_onnx(obj: Any, path: str | os.PathLike, X_sample: Any = None, **options
     finally:
         temporary.unlink(missing_ok=True)
     return path
+
+
+#: The keyword options of :func:`to_onnx`, which :func:`save_onnx` passes on.
+_TO_ONNX_OPTIONS = frozenset({"dtype", "name", "inputs", "methods"})
 
 
 def input_signature(model: Any) -> dict:
@@ -446,6 +464,23 @@ def _in_order(frame: pd.DataFrame, names: list[str], named: bool) -> pd.DataFram
     return frame[names]
 
 
+def _numbers(values: Any, name: str, dtype: Any) -> np.ndarray:
+    """A numeric column's values as ``dtype``; strings (even of numbers, which scikit-learn refuses) are refused."""
+    kind = getattr(values, "dtype", np.dtype(object))
+    text = None
+    if not pd.api.types.is_numeric_dtype(kind) and not pd.api.types.is_bool_dtype(kind):
+        text = next((v for v in values if isinstance(v, (str, bytes))), None)
+    try:
+        if text is not None:
+            raise ValueError(f"it holds strings, such as {text!r}")
+        return np.asarray(values, dtype=dtype)
+    except (TypeError, ValueError) as error:
+        raise ExportError(
+            f"Column {name!r} ({kind}) cannot be fed to the model: it expects numbers there ({brief(error)}). "
+            "Give the column the model was trained on."
+        ) from error
+
+
 def feed(model: Any, X: Any) -> dict[str, np.ndarray]:
     """The ``{input name: array}`` for ONNX Runtime that feeds ``X`` to an exported ``model``.
 
@@ -481,13 +516,7 @@ def feed(model: Any, X: Any) -> dict[str, np.ndarray]:
             if info["categories"] is not None:  # values, whatever the column's dtype (an int column too)
                 parts.append(_codes(values, info["categories"]))
                 continue
-            try:
-                parts.append(np.asarray(values, dtype=np.float64))
-            except (TypeError, ValueError) as error:
-                raise ExportError(
-                    f"Column {info['name']!r} ({values.dtype}) cannot be fed to the model: it expects numbers "
-                    f"there ({brief(error)}). Give the column the model was trained on."
-                ) from error
+            parts.append(_numbers(values, info["name"], np.float64))
         return {"X": np.column_stack(parts).astype(dtype)}
     out = {}
     for i, info in enumerate(columns):
@@ -495,7 +524,7 @@ def feed(model: Any, X: Any) -> dict[str, np.ndarray]:
         if info.get("unused"):
             out[info["name"]] = np.full((len(values), 1), np.nan, dtype=dtype)
         elif info["categories"] is None:
-            out[info["name"]] = np.asarray(values, dtype=dtype).reshape(-1, 1)
+            out[info["name"]] = _numbers(values, info["name"], dtype).reshape(-1, 1)
         elif all(isinstance(c, str) for c in info["categories"]):
             series = pd.Series(values).astype(object)
             out[info["name"]] = np.array(

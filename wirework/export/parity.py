@@ -6,6 +6,7 @@ single-leaf trees and set members equal to 0.0 wrong).
 
 from __future__ import annotations
 
+import numbers
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -14,6 +15,7 @@ import numpy as np
 from wirework.errors import ExportError
 from wirework.export.api import feed
 from wirework.export.builder import dense
+from wirework.graph.data import describe, n_rows
 
 __all__ = ["ParityReport", "OutputParity", "check_parity", "session"]
 
@@ -146,7 +148,16 @@ def check_parity(obj: Any, model: Any, X: Any, *, threads: int = 1) -> ParityRep
     >>> report.exact, report.flips
     (True, 0)
     """
-    runtime = session(model, threads)
+    if not hasattr(model, "SerializeToString"):
+        raise ExportError(
+            f"check_parity compares an ONNX ModelProto (what ww.to_onnx returns, or onnx.load reads). Received: "
+            f"{describe(model)}."
+        )
+    if isinstance(threads, bool) or not isinstance(threads, numbers.Integral) or threads < 1:
+        raise ExportError(f"threads must be an int >= 1 (ONNX Runtime's intra-op threads). Received: {threads!r}.")
+    if n_rows(X) == 0:
+        raise ExportError("check_parity needs at least one row to compare on. Received no rows.")
+    runtime = session(model, int(threads))
     names = [o.name for o in runtime.get_outputs()]
     results = runtime.run(names, feed(model, X))
     outputs = {name: _compare(_native(obj, name, X), np.asarray(value)) for name, value in zip(names, results)}
