@@ -66,15 +66,21 @@ def _show(
     X_test: np.ndarray,
     rows: int,
     change: Callable[[ww.Node], str],
+    *,
+    by: str = "scikit-learn",
+    kind: str = "test rows",
 ) -> None:
+    """Train ``node``, print its predictions on ``X_test`` (``kind``) beside ``reference`` (computed ``by``),
+    then make the ``change`` and train again."""
     print(f"\n== {title} ==")
     print(f"network: {node!r}")
     print(f"machines: {len(node.machines())}")
     node.fit()
     print(f"trained: {_trained(node)}")
     predictions = node(X_test)
-    print(f"predictions on the first {rows} test rows: {np.round(predictions[:rows], 2).tolist()}")
-    print(f"max |wirework - scikit-learn| on {len(X_test)} test rows: {np.max(np.abs(predictions - reference)):.3g}")
+    shown = min(rows, len(predictions))
+    print(f"predictions on the first {shown} {kind}: {np.round(predictions[:shown], 2).tolist()}")
+    print(f"max |wirework - {by}| on {len(X_test)} {kind}: {np.max(np.abs(predictions - reference)):.3g}")
     what = change(node)
     node.fit()
     print(f"after {what}: retrained {_trained(node)}")
@@ -113,7 +119,10 @@ def run(rows: int = 5) -> None:
         _machine(node, "tree1").model.max_depth = 2  # the model object all three machines share
         return "max_depth = 2 on the shared model"
 
-    _show("2. homogeneous ensemble", homogeneous_ensemble(X, y), by_hand, X_test, rows, shared_model)
+    _show(
+        "2. homogeneous ensemble", homogeneous_ensemble(X, y), by_hand, X_test, rows, shared_model,
+        by="scikit-learn's trees averaged by hand",
+    )
 
     X_stack, y_stack = X_all[:441], y_all[:441]  # 441 rows: 3 folds of equal size, as KFold(3) makes them
     Xs, ys = ww.source(X_stack, name="X"), ww.source(y_stack, name="y")
@@ -127,4 +136,7 @@ def run(rows: int = 5) -> None:
         _machine(node, "judge").model.fit_intercept = False
         return "judge.model.fit_intercept = False"
 
-    _show("3. stacking by hand", stacking(Xs, ys), stacked.predict(X_all[:20]), X_all[:20], rows, adjudicator)
+    _show(
+        "3. stacking by hand", stacking(Xs, ys), stacked.predict(X_all[:20]), X_all[:20], rows, adjudicator,
+        by="scikit-learn's StackingRegressor", kind="training rows",
+    )
