@@ -233,3 +233,18 @@ def test_processes_refuse_a_program_read_from_standard_input_before_training():
     assert "refused: executor='processes' cannot start worker processes in this program" in done.stdout, done.stderr
     assert "'<stdin>', which is not a file" in done.stdout
     assert "states: [0]" in done.stdout  # refused before any machine trained
+
+
+def test_processes_inside_joblib_worker_processes():
+    """cross_val_score(n_jobs=2) fits each clone in a loky worker, where no process pool can start (its
+    children cannot find the 'loky' start method): the composite fits in threads there, as joblib's nested loops do."""
+    from sklearn.model_selection import cross_val_score
+
+    X, y = X_DATA[:120], Y_DATA[:120]
+
+    def scores(executor):
+        model = ww.Stack([("ridge", Ridge())], Ridge(), cv=KFold(3), executor=executor, n_jobs=2)
+        return cross_val_score(model, X, y, cv=2, n_jobs=2, error_score="raise")
+
+    assert np.array_equal(scores("processes"), scores("sequential"))
+

@@ -230,6 +230,29 @@ def _unimportable_main() -> str | None:
     return None if path is None or os.path.exists(path) else str(path)
 
 
+def _nested_instead(workers: int) -> Executor | None:
+    """The executor to fit in when this process is a worker of another pool, else ``None``.
+
+    A process pool cannot start in a loky worker (joblib's default backend:
+    ``cross_val_score(n_jobs=2)``, ``GridSearchCV(n_jobs=2)``): its start
+    method is ``'loky'``, which multiprocessing passes on to the children it
+    starts, and they die as they start (``cannot find context for 'loky'``).
+    A daemonic process (joblib's ``multiprocessing`` backend, a Dask worker)
+    may start no children at all. There, fits run as joblib runs a parallel
+    loop nested in its workers: ``workers`` threads at the first level of
+    nesting, one at a time deeper (a loop nested below threads), so the
+    cores the outer pool shares out are not oversubscribed.
+    """
+    if not (multiprocessing.current_process().daemon or multiprocessing.get_start_method(allow_none=True) in _LOKY):
+        return None
+    parallel = sys.modules.get("joblib.parallel")
+    level = (parallel.get_active_backend()[0].nesting_level or 1) if parallel is not None else 1
+    return ThreadExecutor(workers) if level <= 1 else _SEQUENTIAL
+
+
+_LOKY = ("loky", "loky_init_main")  # the start methods of loky's worker processes
+
+
 class ProcessExecutor(Executor):
     """Fits in a pool of worker processes (started once per ``n_jobs`` and reused).
 
@@ -239,6 +262,11 @@ class ProcessExecutor(Executor):
     every worker maps read-only (as joblib does), so data shared by several
     fits (all rows of X, say) is not pickled again for each; smaller values
     are pickled with their job.
+
+    In a worker process of another pool (a loky worker of joblib, as in
+    ``cross_val_score(n_jobs=2)``, or a daemonic process), where no process
+    pool can start, fits run in ``n_jobs`` threads instead, as joblib's own
+    nested parallel loops do (see :func:`_nested_instead`).
     """
 
     name = "processes"
@@ -249,6 +277,7 @@ class ProcessExecutor(Executor):
         self._folder: Any = None
         self._mapped: dict[int, tuple[Any, _Mapped]] = {}
         self.mapped = 0  # arrays written during the last pass
+        self._instead: Executor | None = None  # fits this pass in threads (or one at a time) instead
 
     def _ship(self, value: Any) -> Any:
         import numpy as np
@@ -267,6 +296,9 @@ class ProcessExecutor(Executor):
         return found[1]
 
     def close(self) -> None:
+        if self._instead is not None:
+            self._instead.close()
+            self._instead = None
         self._mapped.clear()
         if self._folder is not None:
             self._folder.cleanup()
@@ -274,6 +306,10 @@ class ProcessExecutor(Executor):
 
     def open(self) -> None:
         self.mapped = 0
+        self._instead = _nested_instead(self.workers)
+        if self._instead is not None:
+            self._instead.open()
+            return
         if self.workers not in _PROCESS_POOLS:
             missing = _unimportable_main()
             if missing is not None:
@@ -290,7 +326,9 @@ class ProcessExecutor(Executor):
                 initargs=(inner_threads(self.workers),),
             )
 
-    def submit(self, model: Any, values: list[Any], how: How) -> cf.Future:
+    def submit(self, model: Any, values: list[Any], how: How) -> Any:
+        if self._instead is not None:
+            return self._instead.submit(model, values, how)
         shipped = [self._ship(v) for v in values]
         pool = _PROCESS_POOLS[self.workers]
         try:
@@ -300,6 +338,15 @@ class ProcessExecutor(Executor):
             del _PROCESS_POOLS[self.workers]
             self.open()
             return _PROCESS_POOLS[self.workers].submit(run_mapped, model, shipped, how)
+
+    def wait_any(self, futures: Iterable[Any]) -> list[Any]:
+        return (self._instead or super()).wait_any(futures)
+
+    def wait_all(self, futures: list[Any]) -> list[Any]:
+        return (self._instead or super()).wait_all(futures)
+
+    def outcomes(self, futures: list[Any]) -> list[tuple[Any, BaseException | None]]:
+        return (self._instead or super()).outcomes(futures)
 
 
 @atexit.register
