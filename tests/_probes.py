@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import time
 from typing import Any
 
@@ -40,6 +41,16 @@ class Fragile(RegressorMixin, BaseEstimator):
 
     def predict(self, X: Any) -> Any:
         return np.full(len(X), self.mean_)
+
+
+class Doomed(RegressorMixin, BaseEstimator):
+    """Ends the process it fits in at once, as a worker killed for memory would end."""
+
+    def fit(self, X: Any, y: Any) -> Doomed:
+        os._exit(1)
+
+    def predict(self, X: Any) -> Any:
+        return np.zeros(len(X))
 
 
 class Brittle(RegressorMixin, BaseEstimator):

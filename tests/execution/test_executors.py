@@ -2,7 +2,7 @@
 
 import numpy as np
 import pytest
-from _probes import Brittle, CrossFitted, Fragile, ThreadProbe
+from _probes import Brittle, CrossFitted, Doomed, Fragile, ThreadProbe
 from sklearn.datasets import make_regression
 from sklearn.ensemble import RandomForestRegressor
 from sklearn.linear_model import Ridge
@@ -248,3 +248,15 @@ def test_processes_inside_joblib_worker_processes():
 
     assert np.array_equal(scores("processes"), scores("sequential"))
 
+
+def test_a_dead_worker_process_fails_its_machine_with_a_cause_and_a_remedy():
+    from concurrent.futures.process import BrokenProcessPool
+
+    X, y = ww.source(X_DATA, name="X"), ww.source(Y_DATA, name="y")
+    yhat = ww.machine(Doomed(), X, y, name="doomed").predict(X)
+    with pytest.raises(ww.MachineFitError, match="A worker process of executor='processes' died before this fit ended") as caught:
+        yhat.fit(executor=ww.ProcessExecutor(1))
+    assert "its error is printed on standard error" in str(caught.value) and "executor='threads'" in str(caught.value)
+    assert isinstance(caught.value, RuntimeError)  # BrokenProcessPool's builtin class
+    assert isinstance(caught.value.__cause__, BrokenProcessPool)
+    assert isinstance(caught.value.__cause__.__cause__, BrokenProcessPool)  # Python's own error, kept

@@ -253,6 +253,14 @@ def _nested_instead(workers: int) -> Executor | None:
 _LOKY = ("loky", "loky_init_main")  # the start methods of loky's worker processes
 
 
+_BROKEN = (
+    "A worker process of executor='processes' died before this fit ended: killed (for memory, say), or failing as "
+    "it started (its error is printed on standard error; a main module that starts fits when imported, without "
+    "if __name__ == '__main__':, is a common cause). The next fit starts a new pool; executor='threads' needs no "
+    "worker processes."
+)
+
+
 class ProcessExecutor(Executor):
     """Fits in a pool of worker processes (started once per ``n_jobs`` and reused).
 
@@ -346,7 +354,14 @@ class ProcessExecutor(Executor):
         return (self._instead or super()).wait_all(futures)
 
     def outcomes(self, futures: list[Any]) -> list[tuple[Any, BaseException | None]]:
-        return (self._instead or super()).outcomes(futures)
+        """As :meth:`Executor.outcomes`, with a cause and a remedy added to a broken pool's error."""
+        results = (self._instead or super()).outcomes(futures)
+        for k, (_, error) in enumerate(results):
+            if isinstance(error, cf.process.BrokenProcessPool):
+                explained = cf.process.BrokenProcessPool(_BROKEN)
+                explained.__cause__ = error
+                results[k] = (None, explained)
+        return results
 
 
 @atexit.register
