@@ -28,9 +28,10 @@ def test_a_cause_of_no_other_builtin_gives_the_plain_class():
     assert type(ww.MachineApplyError.wrapping(Custom(), "c")) is ww.MachineApplyError
 
 
-def test_unavailable_is_an_attribute_error():
+def test_unavailable_is_an_attribute_error_and_cluster_an_os_error():
     assert issubclass(ww.UnavailableError, ww.WireworkError) and issubclass(ww.UnavailableError, AttributeError)
-    assert "UnavailableError" in ww.__all__
+    assert issubclass(ww.ClusterError, ww.WireworkError) and issubclass(ww.ClusterError, OSError)
+    assert {"UnavailableError", "ClusterError"} <= set(ww.__all__)
 
 
 def test_a_long_message_of_another_library_is_quoted_cut_and_kept_whole_as_the_cause():

@@ -17,6 +17,7 @@ array([7.])
 
 from wirework.errors import (
     ArgumentError,
+    ClusterError,
     DataError,
     ExportError,
     FitCacheWarning,
@@ -101,6 +102,7 @@ __all__ = [
     "ParameterError",
     "LazyNodeError",
     "StorageError",
+    "ClusterError",
     "UnavailableError",
     "MachineApplyError",
     "MachineFitError",

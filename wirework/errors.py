@@ -17,6 +17,7 @@ __all__ = [
     "ArgumentError",
     "ParameterError",
     "StorageError",
+    "ClusterError",
     "UnavailableError",
     "LazyNodeError",
     "MachineFitError",
@@ -65,6 +66,11 @@ class ParameterError(WireworkError, ValueError):
 class StorageError(WireworkError, OSError):
     """A path cannot hold what was asked: a directory where a file is wanted (or the reverse), a directory
     that does not exist, or the system refused to write (the system's error is chained as the cause)."""
+
+
+class ClusterError(WireworkError, OSError):
+    """A Dask cluster cannot be reached: its scheduler's address does not answer (the system's or Dask's error
+    is chained as the cause)."""
 
 
 class UnavailableError(WireworkError, AttributeError):

@@ -80,3 +80,27 @@ def test_futures_lost_or_cancelled_give_their_result_or_an_error():
     assert result == ("fitted", None, 0.5) and none is None
     assert nothing is None and str(error) == "KilledWorker: all those workers died"
     assert isinstance(stopped, asyncio.CancelledError)
+
+
+def test_a_dask_executor_without_a_cluster_says_so_and_its_repr_does_not_connect(monkeypatch):
+    # distributed's own ValueError came out of fit and even of repr(); an unreachable address blocked repr 30 s
+    import dask
+    import distributed
+
+    def no_client():
+        raise ValueError("No global client found and no address provided")
+
+    monkeypatch.setattr(distributed, "get_client", no_client)
+    X_small, y_small = X_DATA[:30], Y_DATA[:30]
+    alone = ww.DaskExecutor()
+    assert repr(alone) == "DaskExecutor()"
+    with pytest.raises(ww.ParameterError, match=r"DaskExecutor\(\) found no Dask client: .* Start one first"):
+        ww.machine(Ridge(), X_small, y_small).fit(executor=alone, verbose=0)
+    far = ww.DaskExecutor(address="tcp://127.0.0.1:1")
+    started = time.perf_counter()
+    assert repr(ww.Stack([("r", Ridge())], Ridge(), executor=far)).count("DaskExecutor(address='tcp://127.0.0.1:1')") == 1
+    assert time.perf_counter() - started < 1.0
+    with dask.config.set({"distributed.comm.timeouts.connect": "1s"}):
+        with pytest.raises(ww.ClusterError, match=r"address='tcp://127.0.0.1:1'\) could not reach a Dask scheduler") as info:
+            ww.machine(Ridge(), X_small, y_small).fit(executor=far, verbose=0)
+    assert isinstance(info.value, OSError) and info.value.__cause__ is not None

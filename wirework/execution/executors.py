@@ -23,7 +23,7 @@ from typing import Any
 
 from threadpoolctl import threadpool_limits
 
-from wirework.errors import ArgumentError, ParameterError
+from wirework.errors import ArgumentError, ClusterError, ParameterError, brief
 from wirework.graph.data import buffer_bytes, describe
 from wirework.graph.jobs import How, run_job
 
@@ -409,12 +409,33 @@ class DaskExecutor(Executor):
                 "executor=DaskExecutor(...) needs Dask's distributed package. Install it with: pip install 'wirework[dask]'."
             ) from error
         if self.client is None:
-            self.client = distributed.Client(self.address) if self.address else distributed.get_client()
+            if not self.address:
+                try:
+                    self.client = distributed.get_client()
+                except ValueError as error:  # no client runs in this process
+                    raise ParameterError(
+                        "executor=DaskExecutor() found no Dask client: none was given, no address either, and none "
+                        "runs in this process. Start one first (distributed.Client(), or Client(LocalCluster())), "
+                        "or give DaskExecutor(client=...) or DaskExecutor(address='tcp://host:8786')."
+                    ) from error
+            else:
+                try:
+                    self.client = distributed.Client(self.address)
+                except OSError as error:  # refused, or timed out (TimeoutError is an OSError)
+                    raise ClusterError(
+                        f"executor=DaskExecutor(address={self.address!r}) could not reach a Dask scheduler there: "
+                        f"{brief(error)}. Check that the scheduler runs and its address, or use executor='threads'."
+                    ) from error
         return self.client
 
     @property
     def workers(self) -> int:  # type: ignore[override]
         return max(1, sum(self._client().nthreads().values()))
+
+    def __repr__(self) -> str:  # without reaching the cluster (a repr must not connect, nor wait)
+        if self.client is not None:
+            return f"DaskExecutor(client={self.client!r})"
+        return f"DaskExecutor(address={self.address!r})" if self.address else "DaskExecutor()"
 
     def open(self) -> None:
         self._scattered.clear()
