@@ -90,7 +90,7 @@ def overhead(rounds: int) -> None:
 
     import distributed
 
-    cluster = distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=True, dashboard_address=None, silence_logs=40)
+    cluster = distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=True, dashboard_address=":0", silence_logs=40)
     client = distributed.Client(cluster)
     try:
         executors = {

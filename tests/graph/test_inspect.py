@@ -3,6 +3,7 @@
 import xml.etree.ElementTree as ET
 
 import numpy as np
+import pytest
 from sklearn.linear_model import Ridge
 from sklearn.preprocessing import StandardScaler
 from sklearn.tree import DecisionTreeRegressor
@@ -58,3 +59,16 @@ def test_long_formulas_are_cut():
         node = node + X
     text = repr(node)
     assert len(text) <= 400 and text.endswith("…")
+
+
+def test_a_machines_arguments_are_numbered_once_across_them_and_a_sourceless_node_takes_no_data():
+    # each argument was numbered on its own: machine(Ridge(), s1, s1) for two different sources
+    from sklearn.linear_model import Ridge
+
+    X, y = ww.source(np.ones((4, 2))), ww.source(np.arange(4.0))
+    assert repr(ww.machine(Ridge(), X, y)) == "machine(Ridge(), s1, s2)"
+    constant = ww.node(lambda: np.zeros(2))
+    with pytest.raises(ww.GraphError, match=r"This node has no source, so it takes no data: call it without arguments"):
+        constant(np.ones((2, 2)))
+    with pytest.raises(ww.ArgumentError, match=r"an executor \(ww.ThreadExecutor, ww.ProcessExecutor, ww.DaskExecutor\)"):
+        ww.machine(Ridge(), X, y).fit(executor="dask", verbose=0)

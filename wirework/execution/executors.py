@@ -537,6 +537,7 @@ def resolve_executor(executor: Any, n_jobs: int | None = None) -> Executor:
     if isinstance(executor, str) and executor in _NAMES:
         return _NAMES[executor](n_jobs)
     raise ArgumentError(
-        f"Expected executor to be one of {sorted(_NAMES)}, a ww.DaskExecutor or None. Received: {describe(executor)}."
+        f"Expected executor to be one of {sorted(_NAMES)}, an executor (ww.ThreadExecutor, ww.ProcessExecutor, "
+        f"ww.DaskExecutor) or None. Received: {describe(executor)}."
     )
 

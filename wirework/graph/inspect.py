@@ -7,6 +7,7 @@ inwards, so the same network always prints the same way.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
@@ -50,6 +51,13 @@ def _constant(value: Any) -> str:
         return f"DataFrame<{value.shape}>"
     text = repr(value)
     return text if len(text) <= 40 else text[:37] + "..."
+
+
+def formulas(targets: Sequence[Node]) -> list[str]:
+    """Each node as an expression (see :func:`formula`), machines and sources numbered once across all of them:
+    a machine's training arguments from two unnamed sources read ``s1, s2``, not ``s1, s1``."""
+    names = _Names()
+    return [formula(target, names) for target in targets]
 
 
 def formula(target: Node, names: _Names | None = None) -> str:

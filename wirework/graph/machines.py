@@ -194,9 +194,9 @@ class Machine:
         return "Call fit() on a node downstream of it, or on the machine."
 
     def __repr__(self) -> str:
-        from wirework.graph.inspect import formula
+        from wirework.graph.inspect import formulas
 
-        args = ", ".join(formula(a) for a in self._args)
+        args = ", ".join(formulas(self._args))
         name = f", name={self.name!r}" if self.name else ""
         return f"machine({self.model!r}, {args}{name})"
 
@@ -569,9 +569,9 @@ def _shown(model: Any) -> str:
 
 
 def _node_labels(machine: Machine) -> list[str]:
-    from wirework.graph.inspect import formula
+    from wirework.graph.inspect import formulas
 
-    return [formula(a) for a in machine.args]
+    return formulas(machine.args)
 
 
 def params_key(model: Any, found: tuple[tuple, tuple] | None = None) -> Any:

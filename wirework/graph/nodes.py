@@ -132,6 +132,10 @@ class Node:
                     f"Expected one positional value (the new data for the node's source). "
                     f"Received {len(args)}. Pass several sources by name: node(X=..., y=...)."
                 )
+            if not sources:
+                raise GraphError(
+                    "This node has no source, so it takes no data: call it without arguments, node()."
+                )
             if len(sources) != 1:
                 raise GraphError(
                     f"This node has {len(sources)} sources ({names}), so one positional value is ambiguous. "
