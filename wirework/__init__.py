@@ -30,6 +30,7 @@ from wirework.errors import (
     ParameterError,
     StorageError,
     UnavailableError,
+    UnsetRequestError,
     WireworkError,
     WireworkWarning,
 )
@@ -104,6 +105,7 @@ __all__ = [
     "StorageError",
     "ClusterError",
     "UnavailableError",
+    "UnsetRequestError",
     "MachineApplyError",
     "MachineFitError",
     "ExportError",

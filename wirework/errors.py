@@ -7,7 +7,7 @@ also the builtin exception a user would naturally catch, so both
 
 from __future__ import annotations
 
-from sklearn.exceptions import NotFittedError
+from sklearn.exceptions import NotFittedError, UnsetMetadataPassedError
 
 __all__ = [
     "WireworkError",
@@ -16,6 +16,7 @@ __all__ = [
     "DataError",
     "ArgumentError",
     "ParameterError",
+    "UnsetRequestError",
     "StorageError",
     "ClusterError",
     "UnavailableError",
@@ -61,6 +62,23 @@ class ArgumentError(WireworkError, TypeError):
 class ParameterError(WireworkError, ValueError):
     """``set_params`` got a name the estimator does not have, or nested into something without parameters;
     or a setting (``set_output``, say) got a value it does not take."""
+
+
+class UnsetRequestError(WireworkError, UnsetMetadataPassedError):
+    """With scikit-learn's metadata routing on, a composite got weights that one of its components neither
+    requests nor declines (its ``set_fit_request`` was never called).
+
+    scikit-learn's own error for this (``UnsetMetadataPassedError``, a
+    ``ValueError``), with its message: call the component's
+    ``set_fit_request(sample_weight=True)`` or ``(sample_weight=False)``.
+    """
+
+    def __reduce__(self):
+        return (_unset_request_error, (str(self), self.unrequested_params, self.routed_params))
+
+
+def _unset_request_error(message: str, unrequested_params: dict, routed_params: dict) -> UnsetRequestError:
+    return UnsetRequestError(message=message, unrequested_params=unrequested_params, routed_params=routed_params)
 
 
 class StorageError(WireworkError, OSError):

@@ -218,11 +218,12 @@ def test_metadata_routing_passes_the_weights_as_scikit_learn_s():
 
     grid = {"final_estimator__alpha": [0.1, 1.0]}
     with sklearn.config_context(enable_metadata_routing=True):
-        ours = ww.Stack(regressors(), Ridge(), cv=KFold(3)).set_fit_request(sample_weight=True)
-        ours.set_score_request(sample_weight=False)
-        base = [(name, model.set_fit_request(sample_weight=True)) for name, model in regressors()]
-        theirs = StackingRegressor(base, Ridge().set_fit_request(sample_weight=True), cv=KFold(3))
-        theirs.set_score_request(sample_weight=False)
+        def base():
+            return [(name, model.set_fit_request(sample_weight=True)) for name, model in regressors()]
+
+        ours = ww.Stack(base(), Ridge().set_fit_request(sample_weight=True), cv=KFold(3))
+        ours.set_score_request(sample_weight=False)  # its score weighs the rows itself: say whether it should
+        theirs = StackingRegressor(base(), Ridge().set_fit_request(sample_weight=True), cv=KFold(3))
         searched = [GridSearchCV(e, grid, cv=KFold(3)).fit(X_DATA, Y_DATA, sample_weight=W_DATA) for e in (ours, theirs)]
     scores = [s.cv_results_["mean_test_score"] for s in searched]
     assert np.abs(scores[0] - scores[1]).max() <= 1e-10

@@ -386,7 +386,11 @@ class Composite(BaseEstimator):
         return cache
 
     def _structure(
-        self, objects: list[Any], supervised: bool, quick: tuple | None = None, weighted: bool = False
+        self,
+        objects: list[Any],
+        supervised: bool,
+        quick: tuple | None = None,
+        weighted: bool | tuple[str, ...] = False,
     ) -> str:
         """Token of the parameters that shape the network (not where or how it trains).
 
@@ -407,13 +411,20 @@ class Composite(BaseEstimator):
         self._last_structure = (quick, token, list(objects))
         return token
 
-    def _build(self, supervised: bool, weighted: bool = False) -> _Built:
+    def _build(self, supervised: bool, weighted: bool | tuple[str, ...] = False) -> _Built:
+        """Build the network; ``weighted``: with a sample_weight source, or the names of the components the weights
+        are routed to (a tuple: scikit-learn's metadata routing decided)."""
         objects: list[Any] = []
         structure = self._structure(objects, supervised, weighted=weighted)
         X = source(name="X")
         y = source(name="y") if supervised else None
         w = source(name="sample_weight") if weighted else None
-        signature = self.network(X, y, sample_weight=w) if weighted else self.network(X, y)
+        if isinstance(weighted, tuple):  # routed by scikit-learn's metadata routing: see _routed_weights
+            self._routed = weighted
+        try:
+            signature = self.network(X, y, sample_weight=w) if weighted else self.network(X, y)
+        finally:
+            self.__dict__.pop("_routed", None)
         if not isinstance(signature, Signature):
             raise GraphError(
                 f"{type(self).__name__}.network() must return a ww.Signature. Received: {describe(signature)}. "
@@ -438,11 +449,17 @@ class Composite(BaseEstimator):
                 )
         return _Built(signature, X, y, structure, objects, machines, w)
 
-    def _quick(self, supervised: bool, weighted: bool = False) -> tuple | None:
+    def _routed_weights(self) -> frozenset[str] | None:
+        """While :meth:`network` is built for weights under scikit-learn's metadata routing: the names of the
+        components that requested them (the others train unweighted). ``None`` otherwise: the recipe decides."""
+        routed = self.__dict__.get("_routed")
+        return None if routed is None else frozenset(routed)
+
+    def _quick(self, supervised: bool, weighted: bool | tuple[str, ...] = False) -> tuple | None:
         """:func:`_quick_key` of the parameters that shape the network, or ``None`` when only hashing can tell."""
         return _quick_key((_layout(type(self)).shape_values(self), supervised, weighted))
 
-    def _network_for(self, supervised: bool, weighted: bool = False) -> _Built:
+    def _network_for(self, supervised: bool, weighted: bool | tuple[str, ...] = False) -> _Built:
         """The network built earlier when its structure still holds, else a new one."""
         built = self.__dict__.get("_built")
         quick = self._quick(supervised, weighted)
@@ -532,7 +549,17 @@ class Composite(BaseEstimator):
         ``sample_weight`` parameter (it then gets a third source node);
         no other fit parameter is.
         """
-        return self._fit(X, y, self._weights(fit_params))
+        if not fit_params:
+            return self._fit(X, y, None)
+        return self._fit(X, y, *self._fit_weights(fit_params.pop("sample_weight", None), fit_params))
+
+    def _fit_weights(self, sample_weight: Any, fit_params: dict[str, Any]) -> tuple[Any, tuple[str, ...] | None]:
+        """The weights to train with, and the names of the components they go to (``None``: as :meth:`network`
+        decides). Any fit parameter other than ``sample_weight`` is refused; a recipe that routes the weights by
+        scikit-learn's metadata routing overrides this."""
+        if fit_params:
+            self._weights(fit_params)
+        return sample_weight, None
 
     def _weights(self, fit_params: dict[str, Any]) -> Any:
         """The ``sample_weight`` among ``fit_params`` (``None``: unweighted); any other parameter is refused."""
@@ -550,9 +577,18 @@ class Composite(BaseEstimator):
             )
         return sample_weight
 
-    def _fit(self, X: Any, y: Any, sample_weight: Any, values: dict[str, Any] | None = None) -> Composite:
+    def _fit(
+        self,
+        X: Any,
+        y: Any,
+        sample_weight: Any,
+        routes: tuple[str, ...] | None = None,
+        values: dict[str, Any] | None = None,
+    ) -> Composite:
         """``fit``, with the weights given (``None``: unweighted).
 
+        ``routes``: the names of the components the weights go to, when
+        scikit-learn's metadata routing decided (``None``: the network does).
         ``values``: operations of the signature, each mapped to its value on
         the training data once the fit succeeded (for :meth:`fit_transform`).
         """
@@ -585,7 +621,7 @@ class Composite(BaseEstimator):
             kept = self._input_attributes()
             X, y, sample_weight = self._check_fit_data(X, y, sample_weight)
         try:
-            built = self._network_for(y is not None, weighted)
+            built = self._network_for(y is not None, routes if weighted and routes is not None else weighted)
         except BaseException:
             if kept is not None:  # a network that cannot be built trains nothing: the data's attributes go too
                 self._restore_input(kept)
@@ -827,7 +863,7 @@ class Composite(BaseEstimator):
         if type(self).fit not in (Composite.fit, WeightedFit.fit):  # a fit of its own: it must run
             return self.fit(X, y, **fit_params).transform(X)
         values = {"transform": None}
-        self._fit(X, y, self._weights(fit_params), values)
+        self._fit(X, y, *self._fit_weights(fit_params.pop("sample_weight", None), fit_params), values=values)
         return self._output(values["transform"], X)
 
     @available_if(lambda self: self._fits_and_predicts())
@@ -945,9 +981,9 @@ class WeightedFit:
 
         Any other fit parameter is an ``ArgumentError`` naming what ``fit`` takes.
         """
-        if fit_params:
-            self._weights(fit_params)
-        return self._fit(X, y, sample_weight)
+        if sample_weight is None and not fit_params:
+            return self._fit(X, y, None)
+        return self._fit(X, y, *self._fit_weights(sample_weight, fit_params))
 
 
 def takes_weights(estimator: Any) -> bool:

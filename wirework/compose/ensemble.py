@@ -16,6 +16,7 @@ from wirework.graph.machines import Machine, machine
 from wirework.graph.nodes import Node, Source, node
 from wirework.compose import _ops
 from wirework.compose._named import NamedEstimators, TrainedEstimators
+from wirework.compose._routing import RoutedWeights
 from wirework.compose.composite import Composite, WeightedFit, check_weighted, learns_several_targets
 from wirework.compose.pipeline import _kind_of
 from wirework.compose.signature import Signature
@@ -91,7 +92,7 @@ class Seeded(BaseEstimator):
         return self.estimator_.predict_proba(X)
 
 
-class Bagging(WeightedFit, Composite):
+class Bagging(RoutedWeights, WeightedFit, Composite):
     """``n_estimators`` machines sharing one model, each on a bootstrap sample of the rows.
 
     Regression averages the members' predictions; classification averages
@@ -232,6 +233,9 @@ class Bagging(WeightedFit, Composite):
         if self.oob_score and not self.bootstrap:
             raise GraphError(f"{owner}: out-of-bag estimation needs bootstrap=True (every row is in some draw).")
 
+    def _weight_routes(self) -> list[tuple[str, Any, str]]:
+        return [("estimator", self.estimator, "fit")]
+
     def network(self, X: Source, y: Source | None = None, sample_weight: Source | None = None) -> Signature:
         owner = type(self).__name__
         if y is None:
@@ -245,7 +249,7 @@ class Bagging(WeightedFit, Composite):
         classifier = self._kind() == "classifier"
         if classifier:
             _classifier_needs(owner, self.estimator, "estimator")
-        if sample_weight is not None:
+        if sample_weight is not None and self._routed_weights() is None:  # routed: the estimator requested them
             check_weighted(owner, "estimator", self.estimator)
         labels = machine(LabelEncoder(), y, name="labels") if classifier else None
         target: Node = labels.transform(y) if labels is not None else y
@@ -273,7 +277,7 @@ class Bagging(WeightedFit, Composite):
         return Signature(**_averaged(members, inputs, labels, None), report=report)
 
 
-class Average(NamedEstimators, TrainedEstimators, WeightedFit, Composite):
+class Average(NamedEstimators, TrainedEstimators, RoutedWeights, WeightedFit, Composite):
     """A (weighted) average of several models, each trained on all rows.
 
     Regressors: mean of predictions. Classifiers: mean of probabilities
@@ -331,6 +335,9 @@ class Average(NamedEstimators, TrainedEstimators, WeightedFit, Composite):
             return None
         return kinds.pop() if len(kinds) == 1 else None
 
+    def _weight_routes(self) -> list[tuple[str, Any, str]]:
+        return [(name, estimator, "fit") for name, estimator in self._checked_pairs()]
+
     @property
     def named_estimators_(self) -> Bunch:
         """The trained models, by name, in the order of ``estimators``."""
@@ -350,7 +357,7 @@ class Average(NamedEstimators, TrainedEstimators, WeightedFit, Composite):
         if self.voting not in ("soft", "hard"):
             raise GraphError(f"{owner}: voting must be 'soft' or 'hard'. Received: {self.voting!r}.")
         hard = classifier and self.voting == "hard"
-        row_weights = () if sample_weight is None else (sample_weight,)
+        routed = self._routed_weights()
         labels = machine(LabelEncoder(), y, name="labels") if classifier else None
         target: Node = labels.transform(y) if labels is not None else y
         members = []
@@ -359,9 +366,10 @@ class Average(NamedEstimators, TrainedEstimators, WeightedFit, Composite):
                 _classifier_needs(owner, estimator, name)
             elif not hasattr(estimator, "predict"):
                 raise GraphError(f"{owner}: {name} ({type(estimator).__name__}) has no predict().")
-            if sample_weight is not None:
+            weighted = sample_weight is not None and (routed is None or name in routed)  # routed: requested
+            if weighted and routed is None:
                 check_weighted(owner, name, estimator)
-            members.append(machine(estimator, X, target, *row_weights, name=name))
+            members.append(machine(estimator, X, target, *((sample_weight,) if weighted else ()), name=name))
         if hard:
             assert labels is not None
             votes = node(_ops.majority, *[m.predict(X) for m in members], weights=weights)

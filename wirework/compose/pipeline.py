@@ -17,6 +17,7 @@ from wirework.graph.machines import Machine, machine
 from wirework.graph.nodes import Node, Source, node
 from wirework.compose import _ops
 from wirework.compose._named import NamedEstimators
+from wirework.compose._routing import RoutedWeights
 from wirework.compose.composite import (
     _KIND_MIXINS,
     Composite,
@@ -87,7 +88,7 @@ def _final_outputs(
     return outputs, mach, None
 
 
-class Pipeline(NamedEstimators, WeightedFit, Composite):
+class Pipeline(NamedEstimators, RoutedWeights, WeightedFit, Composite):
     """Steps chained as machines: each transformer feeds the next; the last step predicts.
 
     Parameters
@@ -112,7 +113,9 @@ class Pipeline(NamedEstimators, WeightedFit, Composite):
     integer weights train the pipeline as repeated rows would. A transformer
     whose ``fit`` takes no weights trains without them; a last step that
     predicts must take them (``ww.ArgumentError`` otherwise: it would
-    ignore them).
+    ignore them). With scikit-learn's metadata routing on, the steps that
+    request the weights (``set_fit_request``) get them, as in scikit-learn's
+    ``Pipeline.fit(X, y, sample_weight=w)``.
 
     Examples
     --------
@@ -198,20 +201,31 @@ class Pipeline(NamedEstimators, WeightedFit, Composite):
             step.set_output(transform=transform)
         return self
 
-    @staticmethod
-    def _weighted_steps(steps: list[tuple[str, Any]], y: Source | None, sample_weight: Source | None) -> set[str]:
+    def _weight_routes(self) -> list[tuple[str, Any, str]]:
+        """The live steps, each reached by the method scikit-learn's ``Pipeline`` routes its ``fit`` to."""
+        steps = self._live_steps()
+        return [
+            (name, step, "fit_transform" if k < len(steps) - 1 and hasattr(step, "fit_transform") else "fit")
+            for k, (name, step) in enumerate(steps)
+        ]
+
+    def _weighted_steps(self, steps: list[tuple[str, Any]], y: Source | None, sample_weight: Source | None) -> set[str]:
         """The names of the steps that train with ``sample_weight``: those whose ``fit`` takes it.
 
         A last step that predicts must take them (it would ignore them), and
-        some step must; a machine takes weights after a target.
+        some step must; a machine takes weights after a target. Under
+        metadata routing: the steps that requested them.
         """
         if sample_weight is None:
             return set()
+        routed = self._routed_weights()
         if y is None:
             raise ArgumentError(
                 "Pipeline.fit got sample_weight without y: a machine takes weights after a target "
                 "(X, y, sample_weight). Fit with a target, or without sample_weight."
             )
+        if routed is not None:
+            return set(routed)
         name, final = steps[-1]
         if hasattr(final, "predict"):
             check_weighted("Pipeline", f"its last step {name!r}", final)
@@ -251,7 +265,7 @@ class Pipeline(NamedEstimators, WeightedFit, Composite):
         return Signature(**outputs)
 
 
-class TransformedTarget(WeightedFit, Composite):
+class TransformedTarget(RoutedWeights, WeightedFit, Composite):
     """A regressor learning a transformed target, its predictions mapped back.
 
     The seed's example, as scikit-learn's ``TransformedTargetRegressor``:
@@ -259,7 +273,8 @@ class TransformedTarget(WeightedFit, Composite):
     ``regressor`` on ``(X, transformer.transform(y))``; predictions are
     ``transformer.inverse_transform(regressor.predict(X))``.
     ``fit(X, y, sample_weight=w)`` trains the regressor with the weights
-    (the transformer without), as scikit-learn's does.
+    (the transformer without), as scikit-learn's does (with its metadata
+    routing on: when the regressor requests them).
 
     Parameters
     ----------
@@ -336,6 +351,9 @@ class TransformedTarget(WeightedFit, Composite):
     def _components(self) -> list[Any]:
         return [self.regressor]
 
+    def _weight_routes(self) -> list[tuple[str, Any, str]]:
+        return [("regressor", self.regressor, "fit")]
+
     def _target_transformer(self) -> Any:
         """``transformer``, or the ``FunctionTransformer`` of ``func`` and ``inverse_func`` (checked)."""
         functions = {"func": self.func, "inverse_func": self.inverse_func}
@@ -369,7 +387,7 @@ class TransformedTarget(WeightedFit, Composite):
                 f"TransformedTarget: expected check_inverse to be a bool. Received: {describe(self.check_inverse)}."
             )
         target = self._target_transformer()
-        if sample_weight is not None:
+        if sample_weight is not None and self._routed_weights() is None:  # routed: the regressor requested them
             check_weighted("TransformedTarget", "regressor", self.regressor)
         outputs, _, scale = _final_outputs(self.regressor, X, y, "regressor", target, sample_weight)
         report = {}

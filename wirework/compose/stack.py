@@ -13,6 +13,7 @@ from wirework.graph.machines import machine
 from wirework.graph.nodes import Node, Source, node
 from wirework.compose import _ops
 from wirework.compose._named import NamedEstimators, TrainedEstimators
+from wirework.compose._routing import RoutedWeights
 from wirework.compose.composite import Composite, WeightedFit, check_weighted
 from wirework.compose.pipeline import _kind_of
 from wirework.compose.signature import Signature
@@ -22,7 +23,7 @@ __all__ = ["Stack"]
 _METHODS = ("predict_proba", "decision_function", "predict")
 
 
-class Stack(NamedEstimators, TrainedEstimators, WeightedFit, Composite):
+class Stack(NamedEstimators, TrainedEstimators, RoutedWeights, WeightedFit, Composite):
     """Stacked generalization: base learners' out-of-fold predictions feed a final estimator.
 
     For each base learner, one machine per cross-validation split is trained
@@ -76,7 +77,9 @@ class Stack(NamedEstimators, TrainedEstimators, WeightedFit, Composite):
 
     ``fit(X, y, sample_weight=w)`` trains every base learner (each fold on
     its training rows' weights) and the final estimator with the weights,
-    as scikit-learn's stacking does; the folds do not depend on them.
+    as scikit-learn's stacking does; the folds do not depend on them. With
+    scikit-learn's metadata routing on, only the learners that request the
+    weights (``set_fit_request``) get them, the final estimator included.
 
     Examples
     --------
@@ -199,12 +202,16 @@ class Stack(NamedEstimators, TrainedEstimators, WeightedFit, Composite):
         levels = range(1, self.levels + 1) if _ops.whole(self.levels) and self.levels > 1 else [1]
         return Bunch(**self._trained([f"{name}{self._suffix(level)}" for level in levels for name in names]))
 
+    def _weight_routes(self) -> list[tuple[str, Any, str]]:
+        return [*((name, e, "fit") for name, e in self._checked_pairs()), ("final_estimator", self.final_estimator, "fit")]
+
     def network(self, X: Source, y: Source | None = None, sample_weight: Source | None = None) -> Signature:
         owner = type(self).__name__
         estimators = self._checked_pairs()
         if y is None:
             raise GraphError(f"{owner} needs a target: call fit(X, y).")
-        if sample_weight is not None:
+        routed = self._routed_weights()
+        if sample_weight is not None and routed is None:
             for name, estimator in [*estimators, ("final_estimator", self.final_estimator)]:
                 check_weighted(owner, name if name == "final_estimator" else f"base learner {name!r}", estimator)
         if not _ops.whole(self.levels) or self.levels < 1:
@@ -222,7 +229,10 @@ class Stack(NamedEstimators, TrainedEstimators, WeightedFit, Composite):
         splits = node(_ops.cv_splits, X, target, cv, classifier)
         n_splits = _n_splits(cv)
         probabilities = tuple(m == "predict_proba" for m in methods)
-        weights = () if sample_weight is None else (sample_weight,)
+
+        def weights(name: str) -> tuple[Source, ...]:
+            """The weights learner ``name`` trains with (routed: when it requested them)."""
+            return () if sample_weight is None or routed is not None and name not in routed else (sample_weight,)
 
         train_features: Node = X
         predict_features: Node = X
@@ -232,7 +242,7 @@ class Stack(NamedEstimators, TrainedEstimators, WeightedFit, Composite):
             for (name, estimator), method in zip(estimators, methods):
                 fold_predictions = []
                 for i in range(n_splits):
-                    rows = (train_features, target, *weights)
+                    rows = (train_features, target, *weights(name))
                     fold = machine(
                         estimator,
                         *(node(_ops.take, data, splits, i, 0) for data in rows),
@@ -241,7 +251,7 @@ class Stack(NamedEstimators, TrainedEstimators, WeightedFit, Composite):
                     fold_predictions.append(getattr(fold, method)(node(_ops.take, train_features, splits, i, 1)))
                 per_class = {"target": target, "method": method} if classifier and method != "predict" else {}
                 out_of_fold.append(node(_ops.gather, splits, *fold_predictions, **per_class))
-                everything = machine(estimator, train_features, target, *weights, name=f"{name}{suffix}")
+                everything = machine(estimator, train_features, target, *weights(name), name=f"{name}{suffix}")
                 full.append(getattr(everything, method)(predict_features))
             joined = {"probabilities": probabilities, "labels": self._labels(estimators, suffix)}
             if level < self.levels:  # the next level learns from the raw features too
@@ -254,7 +264,7 @@ class Stack(NamedEstimators, TrainedEstimators, WeightedFit, Composite):
                 train_meta = node(_ops.meta_features, *out_of_fold, **joined)
                 predict_meta = node(_ops.meta_features, *full, **joined)
 
-        final = machine(self.final_estimator, train_meta, target, *weights, name="final")
+        final = machine(self.final_estimator, train_meta, target, *weights("final_estimator"), name="final")
         outputs: dict[str, Node] = {"predict": final.predict(predict_meta), "transform": predict_meta}
         if labels is not None:
             outputs["predict"] = labels.inverse_transform(outputs["predict"])

@@ -1,0 +1,232 @@
+"""scikit-learn's metadata routing on: each component of a recipe gets the weights exactly when it requests them."""
+
+import pickle
+
+import numpy as np
+import pytest
+import sklearn
+from _counting import WeightedCounting
+from sklearn.base import BaseEstimator, RegressorMixin
+from sklearn.compose import TransformedTargetRegressor
+from sklearn.datasets import load_breast_cancer, load_diabetes
+from sklearn.ensemble import StackingClassifier, StackingRegressor, VotingRegressor
+from sklearn.exceptions import UnsetMetadataPassedError
+from sklearn.linear_model import LogisticRegression, Ridge
+from sklearn.model_selection import GridSearchCV, KFold, StratifiedKFold, cross_validate
+from sklearn.neighbors import KNeighborsRegressor
+from sklearn.pipeline import Pipeline
+from sklearn.preprocessing import StandardScaler
+from sklearn.tree import DecisionTreeClassifier, DecisionTreeRegressor
+
+import wirework as ww
+
+X_DATA, Y_DATA = load_diabetes(return_X_y=True)
+W_DATA = np.random.RandomState(0).uniform(0.1, 3.0, len(Y_DATA))
+
+
+@pytest.fixture(autouse=True)
+def routing():
+    """Metadata routing on for each test, and off again after it, whatever the test did."""
+    with sklearn.config_context(enable_metadata_routing=True):
+        yield
+    assert not sklearn.get_config()["enable_metadata_routing"]
+
+
+def gap(ours, theirs, method="predict", X=X_DATA):
+    return np.abs(getattr(ours, method)(X) - getattr(theirs, method)(X)).max()
+
+
+def learners(a=False, b=True):
+    return [
+        ("ridge", Ridge(alpha=0.1).set_fit_request(sample_weight=a)),
+        ("tree", DecisionTreeRegressor(max_depth=4, random_state=0).set_fit_request(sample_weight=b)),
+    ]
+
+
+def test_a_stack_weights_exactly_the_learners_that_request_them_as_scikit_learn_s():
+    def final_estimator():
+        return Ridge().set_fit_request(sample_weight=True)
+
+    everyone = StackingRegressor(learners(True, True), final_estimator(), cv=KFold(3)).fit(X_DATA, Y_DATA, sample_weight=W_DATA)
+    for a, b in [(False, True), (True, False), (True, True)]:
+        ours = ww.Stack(learners(a, b), final_estimator(), cv=KFold(3)).fit(X_DATA, Y_DATA, sample_weight=W_DATA)
+        theirs = StackingRegressor(learners(a, b), final_estimator(), cv=KFold(3)).fit(X_DATA, Y_DATA, sample_weight=W_DATA)
+        assert gap(ours, theirs) <= 1e-10
+        assert (a, b) == (True, True) or gap(ours, everyone) > 1.0  # a learner's False mattered
+
+
+def test_a_classifier_stack_routes_as_scikit_learn_s():
+    X, y = load_breast_cancer(return_X_y=True)
+    X = (X - X.mean(axis=0)) / X.std(axis=0)
+    w = np.random.RandomState(1).uniform(0.1, 3.0, len(y))
+
+    def parts():
+        base = [
+            ("lr", LogisticRegression(max_iter=5000).set_fit_request(sample_weight=False)),
+            ("tree", DecisionTreeClassifier(max_depth=3, random_state=0).set_fit_request(sample_weight=True)),
+        ]
+        return base, LogisticRegression(max_iter=5000).set_fit_request(sample_weight=True)
+
+    ours = ww.Stack(*parts(), cv=StratifiedKFold(5)).fit(X, y, sample_weight=w)
+    theirs = StackingClassifier(*parts(), cv=StratifiedKFold(5)).fit(X, y, sample_weight=w)
+    assert gap(ours, theirs, "predict_proba", X) <= 1e-10
+
+
+def test_a_learner_that_takes_no_weights_trains_without_them_as_in_scikit_learn():
+    def parts():
+        return [("knn", KNeighborsRegressor()), ("ridge", Ridge().set_fit_request(sample_weight=True))], Ridge().set_fit_request(sample_weight=True)
+
+    ours = ww.Stack(*parts(), cv=KFold(3)).fit(X_DATA, Y_DATA, sample_weight=W_DATA)
+    assert gap(ours, StackingRegressor(*parts(), cv=KFold(3)).fit(X_DATA, Y_DATA, sample_weight=W_DATA)) <= 1e-10
+
+
+def test_a_stack_s_final_estimator_follows_its_request_too():
+    # scikit-learn 1.9's stacking hands its final estimator every fit parameter whatever its request; a declined
+    # request is kept here, as for every other component
+    stack = ww.Stack(
+        [("r", WeightedCounting(Ridge(), tag="r").set_fit_request(sample_weight=True))],
+        WeightedCounting(Ridge(), tag="final").set_fit_request(sample_weight=False),
+        cv=KFold(3),
+    ).fit(X_DATA, Y_DATA, sample_weight=W_DATA)
+    seen = dict(WeightedCounting.weights[-1:])
+    assert list(seen) == ["final"] and seen["final"] is None
+    assert all(w is not None for tag, w in WeightedCounting.weights if tag == "r")
+    assert stack.predict(X_DATA[:2]).shape == (2,)
+
+
+def test_a_pipeline_weights_the_steps_that_request_them_as_scikit_learn_s():
+    for scale in (False, True):
+        def steps():
+            return [("s", StandardScaler().set_fit_request(sample_weight=scale)), ("r", Ridge().set_fit_request(sample_weight=True))]
+
+        ours = ww.Pipeline(steps()).fit(X_DATA, Y_DATA, sample_weight=W_DATA)
+        theirs = Pipeline(steps()).fit(X_DATA, Y_DATA, sample_weight=W_DATA)
+        assert gap(ours, theirs) <= 1e-10
+        assert np.array_equal(ours.fitted_params_()["s"].mean_, theirs[0].mean_)
+        assert scale or np.array_equal(ours.fitted_params_()["s"].mean_, X_DATA.mean(axis=0))
+
+
+def test_a_changed_request_rebuilds_the_network():
+    pipe = ww.Pipeline([("s", StandardScaler().set_fit_request(sample_weight=False)), ("r", Ridge().set_fit_request(sample_weight=True))])
+    before = pipe.fit(X_DATA, Y_DATA, sample_weight=W_DATA).predict(X_DATA)
+    pipe.steps[0][1].set_fit_request(sample_weight=True)
+    after = pipe.fit(X_DATA, Y_DATA, sample_weight=W_DATA).predict(X_DATA)
+    theirs = Pipeline([("s", StandardScaler().set_fit_request(sample_weight=True)), ("r", Ridge().set_fit_request(sample_weight=True))])
+    assert np.abs(after - theirs.fit(X_DATA, Y_DATA, sample_weight=W_DATA).predict(X_DATA)).max() <= 1e-10
+    assert np.abs(after - before).max() > 1e-6
+
+
+def test_an_alias_routes_the_weights_as_scikit_learn_s():
+    def steps():
+        return [("s", StandardScaler().set_fit_request(sample_weight=False)), ("r", Ridge().set_fit_request(sample_weight="w"))]
+
+    ours = ww.Pipeline(steps()).fit(X_DATA, Y_DATA, w=W_DATA)
+    theirs = Pipeline(steps()).fit(X_DATA, Y_DATA, w=W_DATA)
+    assert gap(ours, theirs) <= 1e-10
+    scores = [
+        cross_validate(e, X_DATA, Y_DATA, params={"w": W_DATA}, cv=KFold(3), error_score="raise")["test_score"]
+        for e in (ww.Pipeline(steps()), Pipeline(steps()))
+    ]
+    assert np.abs(scores[0] - scores[1]).max() <= 1e-10
+
+
+def test_average_and_transformed_target_route_as_scikit_learn_s():
+    ours = ww.Average(learners(False, True)).fit(X_DATA, Y_DATA, sample_weight=W_DATA)
+    assert gap(ours, VotingRegressor(learners(False, True)).fit(X_DATA, Y_DATA, sample_weight=W_DATA)) <= 1e-10
+    ours = ww.TransformedTarget(Ridge().set_fit_request(sample_weight=True), StandardScaler())
+    theirs = TransformedTargetRegressor(Ridge().set_fit_request(sample_weight=True), transformer=StandardScaler())
+    ours.fit(X_DATA, Y_DATA, sample_weight=W_DATA)
+    assert gap(ours, theirs.fit(X_DATA, Y_DATA, sample_weight=W_DATA)) <= 1e-10
+
+
+class RowsSeen(RegressorMixin, BaseEstimator):
+    """Keeps the weights its fit got."""
+
+    def fit(self, X, y, sample_weight=None):
+        self.weights_ = sample_weight
+        return self
+
+    def predict(self, X):
+        return np.zeros(len(X))
+
+
+def test_bagging_members_get_the_weights_when_the_estimator_requests_them():
+    Xr = X_DATA[:, :3]
+    bag = ww.Bagging(RowsSeen().set_fit_request(sample_weight=True), n_estimators=3, random_state=0)
+    members = list(bag.fit(Xr, Y_DATA, sample_weight=W_DATA).fitted_params_().values())
+    with sklearn.config_context(enable_metadata_routing=False):
+        plain = ww.Bagging(RowsSeen(), n_estimators=3, random_state=0).fit(Xr, Y_DATA, sample_weight=W_DATA)
+    assert all(np.array_equal(m.weights_, p.weights_) for m, p in zip(members, plain.fitted_params_().values()))
+    declined = ww.Bagging(RowsSeen().set_fit_request(sample_weight=False), n_estimators=3, random_state=0)
+    with pytest.raises(ww.ArgumentError, match=r"Bagging.fit got unexpected argument\(s\) \{'sample_weight'\}"):
+        declined.fit(Xr, Y_DATA, sample_weight=W_DATA)  # no component takes them: as scikit-learn's voting says
+    average = ww.Average([("a", RowsSeen().set_fit_request(sample_weight=False)), ("b", Ridge().set_fit_request(sample_weight=True))])
+    assert average.fit(Xr, Y_DATA, sample_weight=W_DATA).named_estimators_["a"].weights_ is None
+
+
+@pytest.mark.parametrize("make_ours, make_theirs", [
+    (lambda: ww.Stack([("r", Ridge())], Ridge().set_fit_request(sample_weight=True), cv=3),
+     lambda: StackingRegressor([("r", Ridge())], Ridge(), cv=3)),
+    (lambda: ww.Pipeline([("s", StandardScaler()), ("r", Ridge().set_fit_request(sample_weight=True))]),
+     lambda: Pipeline([("s", StandardScaler()), ("r", Ridge().set_fit_request(sample_weight=True))])),
+    (lambda: ww.Average([("r", Ridge())]), lambda: VotingRegressor([("r", Ridge())])),
+    (lambda: ww.TransformedTarget(Ridge(), StandardScaler()), lambda: TransformedTargetRegressor(Ridge(), transformer=StandardScaler())),
+])
+def test_a_component_whose_request_is_unset_is_scikit_learn_s_error(make_ours, make_theirs):
+    with pytest.raises(UnsetMetadataPassedError) as theirs:
+        make_theirs().fit(X_DATA, Y_DATA, sample_weight=W_DATA)
+    ours = make_ours()
+    with pytest.raises(ww.UnsetRequestError) as info:
+        ours.fit(X_DATA, Y_DATA, sample_weight=W_DATA)
+    assert isinstance(info.value, UnsetMetadataPassedError) and isinstance(info.value, ValueError)
+    expected = str(theirs.value)
+    for name in ("StackingRegressor", "VotingRegressor", "TransformedTargetRegressor"):
+        expected = expected.replace(f"within {name}.fit", f"within {type(ours).__name__}.fit")
+    assert str(info.value) == expected
+    restored = pickle.loads(pickle.dumps(info.value))
+    assert type(restored) is ww.UnsetRequestError and str(restored) == expected
+    assert "network_" not in ours.__dict__  # nothing trained
+
+
+def test_weights_the_network_cannot_take_are_refused_clearly():
+    pipe = ww.Pipeline([("s", StandardScaler().set_fit_request(sample_weight="w1")), ("r", Ridge().set_fit_request(sample_weight="w2"))])
+    with pytest.raises(ww.ArgumentError, match=r"would get different weights \('w1' for 's', 'w2' for 'r'\)"):
+        pipe.fit(X_DATA, Y_DATA, w1=W_DATA, w2=W_DATA + 1.0)
+    assert np.array_equal(  # the same weights under two names: one vector
+        pipe.fit(X_DATA, Y_DATA, w1=W_DATA, w2=W_DATA).predict(X_DATA),
+        Pipeline(pipe.steps).fit(X_DATA, Y_DATA, w1=W_DATA, w2=W_DATA).predict(X_DATA),
+    )
+    nested = Pipeline([("s", StandardScaler().set_fit_request(sample_weight=False)), ("r", Ridge().set_fit_request(sample_weight="w"))])
+    stack = ww.Stack([("inner", nested)], Ridge().set_fit_request(sample_weight=True), cv=3)
+    with pytest.raises(ww.ArgumentError, match=r"the metadata routed to 'inner' includes \['w'\]"):
+        stack.fit(X_DATA, Y_DATA, sample_weight=W_DATA, w=W_DATA)
+    with pytest.raises(ww.ArgumentError, match=r"Pipeline.fit got unexpected argument\(s\) \{'groups'\}"):
+        ww.Pipeline([("r", Ridge().set_fit_request(sample_weight=True))]).fit(X_DATA, Y_DATA, sample_weight=W_DATA, groups=W_DATA)
+
+
+def test_a_nested_scikit_learn_pipeline_gets_the_weights_its_steps_request():
+    def inner():
+        return Pipeline([("s", StandardScaler().set_fit_request(sample_weight=False)), ("r", Ridge().set_fit_request(sample_weight=True))])
+
+    def final():
+        return Ridge().set_fit_request(sample_weight=True)
+
+    ours = ww.Stack([("p", inner())], final(), cv=KFold(3)).fit(X_DATA, Y_DATA, sample_weight=W_DATA)
+    assert gap(ours, StackingRegressor([("p", inner())], final(), cv=KFold(3)).fit(X_DATA, Y_DATA, sample_weight=W_DATA)) <= 1e-10
+
+
+def test_the_routing_describes_the_components_for_a_grid_search():
+    assert not hasattr(ww.Pipeline([("r", Ridge())]), "set_fit_request")  # as scikit-learn's Pipeline: its steps request
+    routing = ww.Stack(learners(), Ridge().set_fit_request(sample_weight=True)).get_metadata_routing()
+    assert routing.consumes("fit", ["sample_weight"]) == {"sample_weight"}
+    assert str(routing).count("'fit': {'sample_weight'") == 3
+
+    def steps():
+        return [("s", StandardScaler().set_fit_request(sample_weight=True)), ("r", Ridge().set_fit_request(sample_weight=True))]
+
+    ours, theirs = ww.Pipeline(steps()), Pipeline(steps())
+    ours.set_score_request(sample_weight=True)
+    theirs.steps[-1][1].set_score_request(sample_weight=True)  # scikit-learn's Pipeline.score is its last step's
+    grid = {"r__alpha": [0.1, 10.0]}
+    searched = [GridSearchCV(e, grid, cv=KFold(3)).fit(X_DATA, Y_DATA, sample_weight=W_DATA) for e in (ours, theirs)]
+    assert np.abs(searched[0].cv_results_["mean_test_score"] - searched[1].cv_results_["mean_test_score"]).max() <= 1e-10
