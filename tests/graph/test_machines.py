@@ -618,3 +618,17 @@ def test_a_machine_trained_for_no_such_node_trains_by_fit_then_again_when_a_pass
     np.testing.assert_array_equal(Z(), X_DATA - X_DATA.mean(axis=0) + 1000.0)
     ridge.fit()  # the ridge's graph has the node as its training argument: the output is owed
     assert encoder.report()["action"] == "skipped"
+
+
+def _no_target(X):
+    return None
+
+
+def test_an_unsupervised_model_trains_with_weights_after_a_target_node_of_none():
+    X = np.random.RandomState(0).normal(size=(30, 2))
+    w = np.random.RandomState(1).uniform(0.1, 3.0, 30)
+    Xs, ws = ww.source(X, name="X"), ww.source(w, name="w")
+    scaler = ww.machine(StandardScaler(), Xs, ww.node(_no_target, Xs), ws)
+    assert np.allclose(scaler.transform(Xs).fit()(), StandardScaler().fit(X, sample_weight=w).transform(X))
+    with pytest.raises(ww.DataError, match=r"different numbers of rows: X has 30, sample_weight has 29"):
+        ww.machine(StandardScaler(), Xs, ww.node(_no_target, Xs), ww.source(w[:-1])).fit()

@@ -440,9 +440,9 @@ class Machine:
             raise self._values_failure(error, run.failed, reason) from error
         rows = n_rows(values[0])
         for value in values[1:]:
-            if n_rows(value) != rows:
+            if value is not None and n_rows(value) != rows:  # None: no target (X, None, sample_weight)
                 names = ("X", "y", "sample_weight")
-                got = ", ".join(f"{names[i]} has {n_rows(v)}" for i, v in enumerate(values))
+                got = ", ".join(f"{names[i]} has {n_rows(v)}" for i, v in enumerate(values) if v is not None)
                 raise DataError(
                     f"The training arguments of {self._title()} have different numbers of rows: {got}. "
                     "Make them row-aligned (restrict every argument with the same folds)."
@@ -628,8 +628,9 @@ def machine(model: Any, *args: Any, name: str | None = None) -> Machine:
         ask of it (``predict``, ``transform``…).
     *args : Node or data
         One argument (``X``) for an unsupervised model, two (``X, y``) for a
-        supervised one; a third is passed to ``fit`` as ``sample_weight``.
-        Plain data is wrapped in a new source.
+        supervised one; a third is passed to ``fit`` as ``sample_weight``
+        (an unsupervised model given weights: a ``y`` node whose value is
+        ``None``). Plain data is wrapped in a new source.
     name : str, optional
         Name shown in formulas, reports and drawings.
 
