@@ -6,10 +6,12 @@ import numpy as np
 import pytest
 from _counting import WeightedCounting, fits
 from sklearn.base import BaseEstimator, RegressorMixin
+from sklearn.cluster import KMeans
 from sklearn.compose import TransformedTargetRegressor
 from sklearn.datasets import load_breast_cancer, load_diabetes, load_iris
 from sklearn.ensemble import StackingClassifier, StackingRegressor, VotingClassifier, VotingRegressor
 from sklearn.linear_model import LogisticRegression, Ridge
+from sklearn.mixture import GaussianMixture
 from sklearn.model_selection import GridSearchCV, KFold, StratifiedKFold
 from sklearn.neighbors import KNeighborsRegressor
 from sklearn.pipeline import Pipeline
@@ -191,8 +193,8 @@ def test_weights_nobody_can_take_are_refused_before_anything_changes():
         ww.Pipeline([("s", StandardScaler()), ("knn", KNeighborsRegressor())]).fit(X_DATA, Y_DATA, sample_weight=W_DATA)
     with pytest.raises(ww.ArgumentError, match="no step takes sample_weight"):
         ww.Pipeline([("poly", PolynomialFeatures())]).fit(X_DATA, Y_DATA, sample_weight=W_DATA)
-    with pytest.raises(ww.ArgumentError, match="sample_weight without y"):
-        ww.Pipeline([("s", StandardScaler())]).fit(X_DATA, sample_weight=W_DATA)
+    with pytest.raises(ww.ArgumentError, match="no step takes sample_weight"):
+        ww.Pipeline([("poly", PolynomialFeatures())]).fit(X_DATA, sample_weight=W_DATA)
 
 
 @pytest.mark.parametrize("weights, message", [
@@ -254,3 +256,48 @@ def test_a_pipeline_gives_weights_to_a_composite_step_whose_network_takes_them()
     reference = Pipeline([("scale", StandardScaler()), ("s", StandardScaler()), ("r", Ridge())])
     reference.fit(X_DATA, Y_DATA, scale__sample_weight=W_DATA, r__sample_weight=W_DATA)  # its own scaler: unweighted
     assert np.abs(ours - reference.predict(X_DATA)).max() <= 1e-9
+
+
+def unsupervised_steps():
+    return [("s", StandardScaler()), ("km", KMeans(3, n_init=1, random_state=0))]
+
+
+def test_an_unsupervised_pipeline_trains_and_scores_with_weights_as_scikit_learn_s():
+    ours = ww.Pipeline(unsupervised_steps()).fit(X_DATA, sample_weight=W_DATA)
+    theirs = Pipeline(unsupervised_steps()).fit(X_DATA, s__sample_weight=W_DATA, km__sample_weight=W_DATA)
+    assert np.abs(ours.transform(X_DATA) - theirs.transform(X_DATA)).max() <= 1e-10
+    assert np.array_equal(ours.predict(X_DATA), theirs.predict(X_DATA))
+    assert abs(ours.score(X_DATA, sample_weight=W_DATA) - theirs.score(X_DATA, sample_weight=W_DATA)) <= 1e-8
+    assert abs(ours.score(X_DATA) - theirs.score(X_DATA)) <= 1e-8
+    assert ours.score(X_DATA) != ours.score(X_DATA, sample_weight=W_DATA)
+    scaled = ww.Pipeline([("s", StandardScaler())]).fit(X_DATA, sample_weight=W_DATA)
+    assert np.abs(scaled.transform(X_DATA) - StandardScaler().fit(X_DATA, sample_weight=W_DATA).transform(X_DATA)).max() <= 1e-12
+    with pytest.raises(ww.ArgumentError, match=r"its last step 'gm' \(GaussianMixture\) takes no sample_weight"):
+        ww.Pipeline([("s", StandardScaler()), ("gm", GaussianMixture(2, random_state=0))]).fit(X_DATA, sample_weight=W_DATA)
+    mixture = ww.Pipeline([("s", StandardScaler()), ("gm", GaussianMixture(2, random_state=0))]).fit(X_DATA)
+    with pytest.raises(ww.ArgumentError, match="score output, which takes no sample_weight"):
+        mixture.score(X_DATA, sample_weight=W_DATA)  # GaussianMixture.score takes none
+
+
+def test_a_grid_search_of_an_unsupervised_pipeline_with_weights_weighs_fits_and_scores():
+    grid = {"km__n_clusters": [2, 3]}
+    search = GridSearchCV(ww.Pipeline(unsupervised_steps()), grid, cv=KFold(3)).fit(X_DATA, sample_weight=W_DATA)
+    for k, n_clusters in enumerate((2, 3)):
+        scores = []
+        for train, test in KFold(3).split(X_DATA):
+            theirs = Pipeline(unsupervised_steps()).set_params(km__n_clusters=n_clusters)
+            theirs.fit(X_DATA[train], s__sample_weight=W_DATA[train], km__sample_weight=W_DATA[train])
+            scores.append(theirs.score(X_DATA[test], sample_weight=W_DATA[test]))  # GridSearchCV weighs the score too
+        assert abs(search.cv_results_["mean_test_score"][k] - np.mean(scores)) <= 1e-8 * abs(np.mean(scores))
+
+
+def test_an_unsupervised_pipeline_routes_the_weights_by_request():
+    import sklearn
+
+    def steps():
+        return [("s", StandardScaler().set_fit_request(sample_weight=False)), ("km", KMeans(3, n_init=1, random_state=0).set_fit_request(sample_weight=True))]
+
+    with sklearn.config_context(enable_metadata_routing=True):
+        ours = ww.Pipeline(steps()).fit(X_DATA, sample_weight=W_DATA)
+        theirs = Pipeline(steps()).fit(X_DATA, sample_weight=W_DATA)
+    assert np.abs(ours.transform(X_DATA) - theirs.transform(X_DATA)).max() <= 1e-10

@@ -36,6 +36,7 @@ __all__ = [
     "out_of_bag",
     "every_tenth",
     "inverse_holds",
+    "no_target",
 ]
 
 
@@ -353,3 +354,8 @@ def inverse_holds(y: Any, recovered: Any) -> bool:
             stacklevel=2,
         )
     return holds
+
+
+def no_target(X: Any) -> None:
+    """``None``: the ``y`` of an unsupervised machine that trains with weights (``X, None, sample_weight``)."""
+    return None

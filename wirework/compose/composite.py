@@ -886,7 +886,14 @@ class Composite(BaseEstimator):
     def score(self, X: Any, y: Any = None, sample_weight: Any = None) -> float:
         """Accuracy for classifiers, R² for regressors (as scikit-learn's mixins); for any other composite, the
         network's ``score`` output on ``X`` (an unsupervised model's score, as a pipeline ending in a clusterer,
-        mixture or density gives it)."""
+        mixture or density gives it).
+
+        ``sample_weight`` weighs the rows: in the metric, or, for the network's
+        ``score`` output, in the ``score`` of the machine that gives it, when
+        that output is a machine's ``score`` and the model's takes
+        ``sample_weight`` (as scikit-learn's ``Pipeline.score`` passes them to
+        its last step); otherwise it is an ``ArgumentError``.
+        """
         kind = self._kind()
         if kind in ("classifier", "regressor"):
             if y is None:
@@ -894,11 +901,25 @@ class Composite(BaseEstimator):
             metric = accuracy_score if kind == "classifier" else r2_score
             return float(metric(y, self.predict(X), sample_weight=sample_weight))
         if sample_weight is not None:
+            return self._weighted_score(X, y, sample_weight)
+        return float(self._run("score", X))
+
+    def _weighted_score(self, X: Any, y: Any, sample_weight: Any) -> float:
+        """The ``score`` output's machine's own ``score`` of its input on ``X``, with ``sample_weight``."""
+        network = self._ready()
+        output = network["score"]
+        model = output.machine.fitted_model if output.kind == "dynamic" and output.operation == "score" else None
+        if model is None or not _has_parameter(model.score, "sample_weight"):
             raise ArgumentError(
                 f"{type(self).__name__}.score is its network's score output, which takes no sample_weight. "
                 "Score without weights."
             )
-        return float(self._run("score", X))
+        checked = self._check_input(X, "score")
+        with warnings.catch_warnings():
+            if "feature_names_in_" in self.__dict__ and _get_feature_names(X) is None:  # said once, as in _run
+                warnings.filterwarnings("ignore", message="X does not have valid feature names", category=UserWarning)
+            inputs = output.parents[0](checked)
+        return float(model.score(inputs, y, sample_weight=sample_weight))
 
     def _scores(self) -> bool:
         """Whether :meth:`score` exists: a classifier or regressor that predicts, or a network with a score."""
@@ -1083,6 +1104,14 @@ def _set_component(component: Any, params: dict[str, Any]) -> None:
         return
     for name, value in params.items():
         setattr(component, name, value)
+
+
+def _has_parameter(method: Callable[..., Any], name: str) -> bool:
+    """Whether ``method`` names the parameter ``name``."""
+    try:
+        return name in inspect.signature(method).parameters
+    except (TypeError, ValueError):
+        return False
 
 
 #: Per class: whether its ``network`` takes a ``sample_weight`` source.

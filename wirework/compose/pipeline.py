@@ -73,6 +73,8 @@ def _final_outputs(
         scale = machine(target, y, name="target_transformer")
         mach = machine(final, Z, scale.transform(y), *row_weights, name=name)
         return {"predict": scale.inverse_transform(mach.predict(Z))}, mach, scale
+    if y is None and weights is not None:  # unsupervised, with weights: no target before them
+        y = node(_ops.no_target, Z)
     mach = machine(final, Z, y, *row_weights, name=name) if y is not None else machine(final, Z, name=name)
     outputs = {}
     for operation in ("predict", "predict_proba", "predict_log_proba", "decision_function", "score_samples", "transform"):
@@ -209,21 +211,15 @@ class Pipeline(NamedEstimators, RoutedWeights, WeightedFit, Composite):
             for k, (name, step) in enumerate(steps)
         ]
 
-    def _weighted_steps(self, steps: list[tuple[str, Any]], y: Source | None, sample_weight: Source | None) -> set[str]:
+    def _weighted_steps(self, steps: list[tuple[str, Any]], sample_weight: Source | None) -> set[str]:
         """The names of the steps that train with ``sample_weight``: those whose ``fit`` takes it.
 
         A last step that predicts must take them (it would ignore them), and
-        some step must; a machine takes weights after a target. Under
-        metadata routing: the steps that requested them.
+        some step must. Under metadata routing: the steps that requested them.
         """
         if sample_weight is None:
             return set()
         routed = self._routed_weights()
-        if y is None:
-            raise ArgumentError(
-                "Pipeline.fit got sample_weight without y: a machine takes weights after a target "
-                "(X, y, sample_weight). Fit with a target, or without sample_weight."
-            )
         if routed is not None:
             return set(routed)
         name, final = steps[-1]
@@ -241,7 +237,7 @@ class Pipeline(NamedEstimators, RoutedWeights, WeightedFit, Composite):
         steps = self._live_steps()
         if not steps:
             raise GraphError("Pipeline: every step is 'passthrough' or None; give at least one estimator.")
-        weighted = self._weighted_steps(steps, y, sample_weight)
+        weighted = self._weighted_steps(steps, sample_weight)
         Z: Node = X
         chain = []
         for name, step in steps[:-1]:
@@ -250,7 +246,10 @@ class Pipeline(NamedEstimators, RoutedWeights, WeightedFit, Composite):
                     f"Pipeline: step {name!r} ({type(step).__name__}) is not last, so it must have transform(). "
                     "Move it to the end or use a transformer."
                 )
-            data = (Z,) if y is None else (Z, y, sample_weight) if name in weighted else (Z, y)
+            if name in weighted:  # unsupervised: no target before the weights
+                data = (Z, node(_ops.no_target, Z) if y is None else y, sample_weight)
+            else:
+                data = (Z,) if y is None else (Z, y)
             mach = machine(step, *data, name=name)
             chain.append(mach)
             Z = mach.transform(Z)
