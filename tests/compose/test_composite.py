@@ -1,5 +1,6 @@
 """ww.Composite: the estimator contract, smart refits, inspection and the errors of bad networks."""
 
+import inspect
 import pickle
 import warnings
 
@@ -9,15 +10,26 @@ import pytest
 import scipy.sparse as sp
 import sklearn
 from _counting import Counting, fits
-from sklearn.base import BaseEstimator, RegressorMixin, clone
-from sklearn.datasets import load_diabetes
+from sklearn.base import (
+    BaseEstimator,
+    ClassifierMixin,
+    ClusterMixin,
+    DensityMixin,
+    OutlierMixin,
+    RegressorMixin,
+    TransformerMixin,
+    clone,
+)
+from sklearn.cluster import KMeans
+from sklearn.datasets import load_breast_cancer, load_diabetes, load_iris
 from sklearn.decomposition import PCA
 from sklearn.exceptions import NotFittedError
-from sklearn.ensemble import BaggingRegressor
+from sklearn.ensemble import BaggingRegressor, IsolationForest
 from sklearn.linear_model import Lasso, LogisticRegression, Ridge
-from sklearn.model_selection import GridSearchCV, cross_val_score
+from sklearn.model_selection import GridSearchCV, KFold, cross_val_score
+from sklearn.neighbors import KernelDensity
 from sklearn.pipeline import Pipeline, make_pipeline
-from sklearn.preprocessing import StandardScaler
+from sklearn.preprocessing import StandardScaler, TargetEncoder
 from sklearn.utils.validation import check_is_fitted
 
 import wirework as ww
@@ -721,3 +733,102 @@ def test_pandas_nullable_labels_give_classes_of_the_dtype_the_models_predict(lab
     np.testing.assert_array_equal(ours.classes_, theirs.classes_)
     pipe = ww.Pipeline([("lr", LogisticRegression(max_iter=500))]).fit(X, target)
     assert pipe.classes_.dtype == pipe.predict(X[:3]).dtype == np.float64
+
+
+# -- scikit-learn's kind mixins, in either order ------------------------------------------------------------------
+
+
+def _with_mixin(mixin, first, network):
+    """A composite class declared by ``mixin``, written before ``ww.Composite`` (``first``) or after it."""
+    bases = (mixin, ww.Composite) if first else (ww.Composite, mixin)
+
+    def __init__(self, model=None):
+        self.model = model
+
+    return type(f"{mixin.__name__}Composite", bases, {"__init__": __init__, "network": network})
+
+
+def _scaled_clusters(self, X, y=None):
+    Z = ww.machine(StandardScaler(), X, name="scale").transform(X)
+    return ww.Signature(predict=ww.machine(self.model, Z, name="cluster").predict(Z))
+
+
+def _encoded(self, X, y=None):
+    return ww.Signature(transform=ww.machine(self.model, X, y, name="encode").transform(X))
+
+
+def _outliers(self, X, y=None):
+    detect = ww.machine(self.model, X, name="detect")
+    return ww.Signature(predict=detect.predict(X), score_samples=detect.score_samples(X))
+
+
+def _density(self, X, y=None):
+    return ww.Signature(score=ww.machine(self.model, X, name="density").score(X))
+
+
+@pytest.mark.parametrize("first", [True, False], ids=["mixin-first", "composite-first"])
+@pytest.mark.parametrize(
+    "mixin", [ClassifierMixin, RegressorMixin, TransformerMixin, ClusterMixin, OutlierMixin, DensityMixin],
+    ids=lambda mixin: mixin.__name__,
+)
+def test_the_methods_a_kind_mixin_shares_with_composite_are_the_composite_s_in_either_order(mixin, first):
+    kind = _with_mixin(mixin, first, _encoded)
+    for name in ("score", "fit_transform", "fit_predict", "set_output"):
+        assert inspect.getattr_static(kind, name) is inspect.getattr_static(ww.Composite, name), name
+    assert isinstance(kind(), mixin)  # the kind is still declared: its tags
+
+
+def test_a_composite_s_own_methods_and_a_recipe_s_are_not_replaced_by_a_mixin():
+    class Own(TransformerMixin, ww.Composite):
+        def fit_transform(self, X, y=None):
+            return "own"
+
+    class Piped(TransformerMixin, ww.Pipeline):
+        pass
+
+    assert Own().fit_transform(X_DATA) == "own"
+    assert inspect.getattr_static(Piped, "set_output") is inspect.getattr_static(ww.Pipeline, "set_output")
+
+
+@pytest.mark.parametrize("first", [True, False], ids=["mixin-first", "composite-first"])
+def test_a_clusterer_composite_fit_predicts_as_scikit_learn_s_kmeans(first):
+    X = load_iris().data
+    clusters = _with_mixin(ClusterMixin, first, _scaled_clusters)(KMeans(3, n_init=2, random_state=0))
+    expected = KMeans(3, n_init=2, random_state=0).fit_predict(StandardScaler().fit_transform(X))
+    np.testing.assert_array_equal(clusters.fit_predict(X), expected)
+    np.testing.assert_array_equal(clusters.predict(X), expected)
+
+
+@pytest.mark.parametrize("first", [True, False], ids=["mixin-first", "composite-first"])
+def test_an_outlier_detector_composite_fit_predicts_as_scikit_learn_s(first):
+    X = load_breast_cancer().data
+    detector = _with_mixin(OutlierMixin, first, _outliers)(IsolationForest(n_estimators=20, random_state=0))
+    expected = IsolationForest(n_estimators=20, random_state=0).fit_predict(X)
+    np.testing.assert_array_equal(detector.fit_predict(X), expected)
+
+
+@pytest.mark.parametrize("first", [True, False], ids=["mixin-first", "composite-first"])
+def test_a_transformer_composite_fit_transforms_its_training_output_and_checks_set_output(first):
+    rng = np.random.RandomState(0)
+    X, y = rng.randint(0, 5, size=(200, 2)), rng.rand(200)
+    encoder = _with_mixin(TransformerMixin, first, _encoded)(TargetEncoder(cv=KFold(5)))
+    expected = TargetEncoder(cv=KFold(5)).fit_transform(X, y)  # cross-fitted: not fit(X, y).transform(X)
+    np.testing.assert_array_equal(encoder.fit_transform(X, y), expected)
+    assert not np.allclose(encoder.transform(X), expected)
+    with pytest.raises(ww.ParameterError, match="Received: 'bogus'"):
+        encoder.set_output(transform="bogus")
+    assert "_sklearn_output_config" not in encoder.__dict__
+
+
+@pytest.mark.parametrize("first", [True, False], ids=["mixin-first", "composite-first"])
+def test_a_density_composite_scores_by_its_network(first):
+    X = load_iris().data
+    density = _with_mixin(DensityMixin, first, _density)(KernelDensity())
+    assert density.fit(X).score(X) == KernelDensity().fit(X).score(X)
+
+
+def test_a_regressor_composite_scored_without_y_says_what_it_needs():
+    model = two_stage().fit(X_DATA, Y_DATA)
+    assert model.score(X_DATA, Y_DATA) == Pipeline([("s", StandardScaler()), ("r", Ridge())]).fit(X_DATA, Y_DATA).score(X_DATA, Y_DATA)
+    with pytest.raises(ww.DataError, match=r"TwoStage\.score needs y"):
+        model.score(X_DATA)

@@ -432,3 +432,14 @@ def test_a_clusterer_composite_fits_and_predicts_its_training_labels():
     labels = clusters.fit_predict(X)
     assert np.array_equal(labels, clusters.fitted_params_()["kmeans"].labels_)
     assert not hasattr(ww.Pipeline([("scale", StandardScaler()), ("ridge", Ridge())]), "fit_predict")
+
+
+def test_fit_predict_gives_the_predictions_on_the_training_output_as_scikit_learn_s_pipeline():
+    X, y = load_diabetes(return_X_y=True)
+    bands = np.column_stack([np.digitize(X[:, j], np.quantile(X[:, j], np.linspace(0, 1, 11)[1:-1])) for j in (2, 3, 8)])
+    steps = [("encode", TargetEncoder(target_type="continuous", cv=KFold(5))), ("kmeans", KMeans(5, n_init=2, random_state=0))]
+    ours = ww.Pipeline(steps)
+    labels = ours.fit_predict(bands, y)  # the clusters of the cross-fitted encodings KMeans trained on
+    np.testing.assert_array_equal(labels, SkPipeline([(name, clone(step)) for name, step in steps]).fit_predict(bands, y))
+    np.testing.assert_array_equal(labels, ours.fitted_params_()["kmeans"].labels_)
+    assert (labels != ours.predict(bands)).sum() > 0  # new data: encoded by the encoder fitted on all rows

@@ -21,10 +21,18 @@ from typing import Any, NamedTuple
 import numpy as np
 import pandas as pd
 import scipy.sparse as sp
-from sklearn.base import BaseEstimator, ClassifierMixin, ClusterMixin, RegressorMixin
+from sklearn.base import (
+    BaseEstimator,
+    ClassifierMixin,
+    ClusterMixin,
+    DensityMixin,
+    OutlierMixin,
+    RegressorMixin,
+    TransformerMixin,
+)
 from sklearn.metrics import accuracy_score, r2_score
 from sklearn.utils import get_tags
-from sklearn.utils._set_output import _wrap_data_with_container
+from sklearn.utils._set_output import _SetOutputMixin, _wrap_data_with_container
 from sklearn.utils._tags import ClassifierTags, RegressorTags, TransformerTags
 from sklearn.utils.metaestimators import available_if
 from sklearn.utils.multiclass import check_classification_targets
@@ -197,13 +205,18 @@ def _offers(operation: str):
     return lambda self: self._provides(operation)
 
 
-class Composite(BaseEstimator):
+class Composite(_SetOutputMixin, BaseEstimator, auto_wrap_output_keys=None):
     """Base class of networks exported as scikit-learn estimators.
 
     Subclasses implement :meth:`network`; their ``__init__`` stores each
     argument unchanged (scikit-learn's rule). Mix in ``RegressorMixin``,
-    ``ClassifierMixin`` or ``TransformerMixin`` (before ``Composite``) to
-    declare what the composite is, or override :meth:`_kind`.
+    ``ClassifierMixin``, ``TransformerMixin``, ``ClusterMixin``,
+    ``OutlierMixin`` or ``DensityMixin`` (before ``Composite``, as
+    scikit-learn advises) to declare what the composite is, or override
+    :meth:`_kind`. The methods those mixins define and a composite defines
+    too (``score``, ``fit_transform``, ``fit_predict``, ``set_output``)
+    are the composite's in either order: its subclasses are given them back
+    when they are created.
 
     Operations (``predict``, ``predict_proba``, ``predict_log_proba``,
     ``decision_function``, ``score_samples``, ``transform``,
@@ -242,8 +255,29 @@ class Composite(BaseEstimator):
     array([0.02, 1.01])
     """
 
-    #: scikit-learn's ``set_output`` machinery may wrap what ``transform`` returns (see ``_output``).
-    _sklearn_auto_wrap_output_keys = frozenset({"transform"})
+    def __init_subclass__(cls, **kwargs: Any) -> None:
+        """Give ``cls`` the composite's own methods where one of scikit-learn's kind mixins comes first.
+
+        ``class Enc(TransformerMixin, ww.Composite)`` would otherwise find
+        ``TransformerMixin.fit_transform`` (fit, then transform: not the
+        training output) and ``set_output`` (no check of the value) before
+        ``Composite``'s; ``ClusterMixin.fit_predict`` returns ``labels_``,
+        which a composite does not set. Each such method is set on ``cls``
+        to the one the nearest composite class in its MRO defines. Class
+        creation only: nothing is added to ``fit`` or ``predict``.
+
+        Composite derives from scikit-learn's ``_SetOutputMixin`` so that it
+        precedes it in every subclass's MRO: this runs after that mixin's own
+        ``__init_subclass__`` (which wraps a ``transform`` or
+        ``fit_transform`` the subclass defines, as in scikit-learn's
+        transformers), so the method set here stays unwrapped.
+        """
+        super().__init_subclass__(**kwargs)  # scikit-learn's: set_output wrapping, metadata requests
+        for name in _SHADOWED:
+            owner = next(k for k in cls.__mro__ if name in k.__dict__)
+            if owner in _KIND_MIXIN_CLASSES:
+                ours = next(k for k in cls.__mro__ if name in k.__dict__ and issubclass(k, Composite))
+                setattr(cls, name, ours.__dict__[name])
 
     @classmethod
     def _get_param_names(cls) -> list[str]:
@@ -868,13 +902,25 @@ class Composite(BaseEstimator):
 
     @available_if(lambda self: self._fits_and_predicts())
     def fit_predict(self, X: Any, y: Any = None, **fit_params: Any) -> Any:
-        """Fit, then predict ``X``: a clusterer's labels, an outlier detector's verdicts (as scikit-learn's)."""
-        return self.fit(X, y, **fit_params).predict(X)
+        """Fit, and return the ``predict`` output's value on the training data: a clusterer's labels, an outlier
+        detector's verdicts.
+
+        As :meth:`fit_transform` for ``transform`` (and as scikit-learn's
+        ``Pipeline.fit_predict``, whose steps feed the last one their
+        ``fit_transform``): a machine whose model has its own
+        ``fit_transform`` gives, on the training data, what that returned;
+        elsewhere this equals ``fit(X, y).predict(X)``.
+        """
+        if type(self).fit not in (Composite.fit, WeightedFit.fit):  # a fit of its own: it must run
+            return self.fit(X, y, **fit_params).predict(X)
+        values = {"predict": None}
+        self._fit(X, y, self._weights(fit_params), values)
+        return values["predict"]
 
     def _fits_and_predicts(self) -> bool:
-        """Whether :meth:`fit_predict` exists: for a clusterer that predicts (its training labels are then its
-        predictions on the training data, as scikit-learn's ``ClusterMixin`` says)."""
-        return self._kind() == "clusterer" and self._provides("predict")
+        """Whether :meth:`fit_predict` exists: for a clusterer or an outlier detector (``OutlierMixin``) that
+        predicts, as scikit-learn's ``ClusterMixin`` and ``OutlierMixin`` give it."""
+        return (self._kind() == "clusterer" or isinstance(self, OutlierMixin)) and self._provides("predict")
 
     @available_if(_offers("inverse_transform"))
     def inverse_transform(self, X: Any) -> Any:
@@ -968,6 +1014,22 @@ class Composite(BaseEstimator):
             )
         return state
 
+
+#: scikit-learn's ``set_output`` machinery may wrap what ``transform`` returns (see ``_output``). Set after the
+#: class: ``_SetOutputMixin`` empties it when a class is created with ``auto_wrap_output_keys=None``, which keeps
+#: it from wrapping Composite's ``transform`` and ``fit_transform`` (they wrap their output themselves, and exist
+#: only when the network transforms).
+Composite._sklearn_auto_wrap_output_keys = frozenset({"transform"})
+
+#: scikit-learn's mixins that say what an estimator is (and ``set_output``'s): a composite class keeps its own
+#: versions of the methods they define (see ``Composite.__init_subclass__``).
+_KIND_MIXIN_CLASSES = (
+    ClassifierMixin, RegressorMixin, TransformerMixin, _SetOutputMixin, ClusterMixin, OutlierMixin, DensityMixin
+)
+#: The methods they define that Composite defines too: ``score``, ``fit_transform``, ``fit_predict``, ``set_output``.
+_SHADOWED = tuple(
+    sorted({name for mixin in _KIND_MIXIN_CLASSES for name in vars(mixin) if not name.startswith("_") and name in vars(Composite)})
+)
 
 #: The containers ``set_output`` offers (scikit-learn's).
 _OUTPUTS = frozenset({"default", "pandas", "polars"})
