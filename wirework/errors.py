@@ -124,10 +124,11 @@ class _MachineError(WireworkError, RuntimeError):
         if not bases:
             return cls(message, machine=machine)
         variant = _VARIANTS.get((cls, bases))
-        if variant is None:
-            namespace = {"__module__": cls.__module__, "__qualname__": cls.__qualname__, "_public": cls}
+        if variant is None:  # named for both: MachineApplyError[ValueError] (its MRO lists each class once)
+            name = f"{cls.__name__}[{', '.join(k.__name__ for k in bases)}]"
+            namespace = {"__module__": cls.__module__, "__qualname__": name, "_public": cls}
             try:
-                variant = type(cls.__name__, (cls, *bases), namespace)
+                variant = type(name, (cls, *bases), namespace)
             except TypeError:  # a builtin whose instance layout cannot be combined
                 variant = cls
             _VARIANTS[(cls, bases)] = variant
@@ -198,6 +199,30 @@ def brief(error: BaseException) -> str:
         cut = message[:QUOTED_LENGTH].rsplit(None, 1)[0].rstrip(",;:")
         message = f"{cut} … ({len(message)} characters; the whole message is this error's cause)"
     return message
+
+
+def missing_package(error: BaseException) -> str | None:
+    """Whether ``error`` says a package is missing: the top-level name of the module that an ``ImportError``
+    (or the ``ImportError`` it was raised from, as scikit-learn's "requires polars to be installed") could not
+    import, ``""`` when it does not name one; ``None`` for any other error."""
+    if not isinstance(error, ImportError):
+        return None
+    seen: BaseException | None = error
+    while isinstance(seen, ImportError):
+        if seen.name:
+            return seen.name.partition(".")[0]
+        seen = seen.__cause__ or seen.__context__
+    return ""
+
+
+def install_advice(error: BaseException) -> str | None:
+    """What to do about an ``error`` that says a package is missing (``None``: it does not)."""
+    package = missing_package(error)
+    if package is None:
+        return None
+    what = f"install {package}" if package else "install the package it names"
+    instead = ": another set_output container, say" if "output container" in str(error) else ""
+    return f"{what} (or configure the model not to need it{instead})"
 
 
 def quoted(error: BaseException) -> str:

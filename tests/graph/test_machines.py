@@ -1,5 +1,7 @@
 """Machines: the retraining rules (counted by real fit calls), reports, freezing, failures."""
 
+import importlib.util
+
 import numpy as np
 import pandas as pd
 import pytest
@@ -278,6 +280,56 @@ def test_apply_failure_of_another_builtin_kind_stays_that_kind():
         out(np.array([[99.0, 0.0]]))
     assert isinstance(info.value, KeyError) and not isinstance(info.value, ValueError)
     assert "KeyError: 'unseen values [99.0]'" in str(info.value)  # the message as written, not quoted again
+
+
+class NeedsPackage(BaseEstimator):
+    """Fits; its transform needs a package that is not installed (as scikit-learn's set_output to polars)."""
+
+    def fit(self, X, y=None):
+        return self
+
+    def transform(self, X):
+        try:
+            import wirework_absent_package  # noqa: F401
+        except ImportError as error:
+            raise ImportError("Setting output container to 'absent' requires it to be installed") from error
+
+
+def test_a_missing_package_at_apply_is_an_import_error_that_says_to_install_it():
+    X = ww.source(np.arange(12.0).reshape(6, 2), name="X")
+    needs = ww.machine(NeedsPackage(), X, name="needs")
+    with pytest.raises(ww.MachineApplyError) as info:
+        needs.transform(X).fit()()
+    message = str(info.value)
+    assert isinstance(info.value, ImportError)
+    assert message.endswith(
+        "The machine stays trained; install wirework_absent_package (or configure the model not to need it: "
+        "another set_output container, say) and call again."
+    )
+    assert "fix the data" not in message
+    names = [kind.__name__ for kind in type(info.value).__mro__]
+    assert names[:2] == ["MachineApplyError[ImportError]", "MachineApplyError"] and len(set(names)) == len(names)
+
+
+class FitNeedsPackage(NeedsPackage):
+    def fit(self, X, y=None):
+        import wirework_absent_package  # noqa: F401
+
+
+def test_a_missing_package_at_fit_says_to_install_it():
+    X = ww.source(np.arange(12.0).reshape(6, 2), name="X")
+    with pytest.raises(ww.MachineFitError, match=r"stay trained; install wirework_absent_package \(or configure the "
+                       r"model not to need it\) and fit again\.$") as info:
+        ww.machine(FitNeedsPackage(), X, name="needs").transform(X).fit()
+    assert isinstance(info.value, ModuleNotFoundError)
+
+
+@pytest.mark.skipif(importlib.util.find_spec("polars") is not None, reason="polars is installed")
+def test_a_pipeline_set_to_polars_without_polars_says_to_install_it():
+    pipe = ww.Pipeline([("scale", StandardScaler()), ("pca", PCA(2))]).set_output(transform="polars")
+    with pytest.raises(ww.MachineApplyError, match=r"install polars \(or configure the model not to need it") as info:
+        pipe.fit(X_DATA, Y_DATA)
+    assert isinstance(info.value, ImportError)
 
 
 def test_an_inner_composite_error_is_not_wrapped_again():

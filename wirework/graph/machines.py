@@ -20,6 +20,7 @@ from wirework.errors import (
     MachineFitError,
     NotTrainedError,
     WireworkError,
+    install_advice,
     quoted,
 )
 from wirework.graph.cache import FitCache
@@ -285,11 +286,11 @@ class Machine:
         except WireworkError:  # a composite inside: its error names its own machine already
             raise
         except Exception as error:
+            advice = install_advice(error) or "fix the data that reaches it (columns, missing values, categories)"
             raise MachineApplyError.wrapping(
                 error,
                 f"{self._title()} failed in {operation}() on {describe(value)}: "
-                f"{quoted(error)}. The machine stays trained; "
-                "fix the data that reaches it (columns, missing values, categories) and call again.",
+                f"{quoted(error)}. The machine stays trained; {advice} and call again.",
                 machine=self,
             ) from error
 
@@ -518,7 +519,8 @@ class Machine:
             error,
             f"{self._title()} failed to train ({job.reason}): {during}{quoted(error)}. "
             f"Model: {_shown(self.model)}. Training arguments: {where}. "
-            "Machines trained before it stay trained; fix the model or its data and fit again.",
+            f"Machines trained before it stay trained; {install_advice(error) or 'fix the model or its data'} "
+            "and fit again.",
             machine=self,
         )
         failure.__cause__ = error
