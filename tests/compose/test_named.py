@@ -1,10 +1,16 @@
 """Lists of (name, estimator) pairs: the names a recipe refuses, as scikit-learn's meta-estimators refuse them."""
 
+import re
+
 import pytest
 from sklearn.datasets import load_diabetes, load_iris
-from sklearn.linear_model import LogisticRegression, Ridge
+from sklearn.decomposition import PCA
+from sklearn.ensemble import StackingRegressor, VotingRegressor
+from sklearn.linear_model import Lasso, LogisticRegression, Ridge
 from sklearn.pipeline import Pipeline
-from sklearn.preprocessing import StandardScaler
+from sklearn.preprocessing import MinMaxScaler, StandardScaler
+from sklearn.tree import DecisionTreeRegressor
+from sklearn.utils import estimator_html_repr
 
 import wirework as ww
 
@@ -46,3 +52,38 @@ def test_drop_is_refused_with_what_to_do_instead(recipe):
     message = rf"{type(model).__name__}: (estimators|steps) item 'x' is 'drop', which .* Leave the pair out of"
     with pytest.raises(ww.GraphError, match=message):
         model.fit(X, y)
+
+
+def _diagram(estimator):
+    """The labels of scikit-learn's HTML diagram of ``estimator``, in order: each box's class and each name shown."""
+    html = estimator_html_repr(estimator)
+    return re.findall(r"<label[^>]*>(?:<div><div>)?([^<]+)", html[html.index('<div class="sk-container"'):])
+
+
+@pytest.mark.parametrize(
+    "ours, theirs",
+    [
+        (
+            ww.Pipeline([("scale", StandardScaler()), ("skip", "passthrough"), ("pca", PCA(2)), ("ridge", Ridge())]),
+            Pipeline([("scale", StandardScaler()), ("skip", "passthrough"), ("pca", PCA(2)), ("ridge", Ridge())]),
+        ),
+        (
+            ww.Stack([("ridge", Ridge()), ("tree", DecisionTreeRegressor())], Lasso()),
+            StackingRegressor([("ridge", Ridge()), ("tree", DecisionTreeRegressor())], Lasso()),
+        ),
+        (
+            ww.Average([("ridge", Ridge()), ("reduced", ww.Pipeline([("pca", PCA(2)), ("lasso", Lasso())]))]),
+            VotingRegressor([("ridge", Ridge()), ("reduced", Pipeline([("pca", PCA(2)), ("lasso", Lasso())]))]),
+        ),
+    ],
+    ids=["Pipeline", "Stack", "Average"],
+)
+def test_the_html_diagram_shows_every_named_estimator_as_scikit_learn_s_peer(ours, theirs):
+    drawn = _diagram(ours)
+    assert drawn[0] == type(ours).__name__
+    assert drawn[1:] == _diagram(theirs)[1:]
+
+
+def test_a_pipeline_s_diagram_shows_its_target_transformer_beside_the_steps():
+    drawn = _diagram(ww.Pipeline([("scale", StandardScaler()), ("ridge", Ridge())], target_transformer=MinMaxScaler()))
+    assert drawn == ["Pipeline", "steps", "StandardScaler", "Ridge", "target_transformer: MinMaxScaler", "MinMaxScaler"]

@@ -11,6 +11,11 @@ from __future__ import annotations
 from collections.abc import Iterable
 from typing import Any
 
+try:
+    from sklearn.utils._repr_html.estimator import _VisualBlock
+except ImportError:  # scikit-learn < 1.7
+    from sklearn.utils._estimator_html_repr import _VisualBlock
+
 from wirework.errors import ArgumentError, GraphError
 from wirework.graph.data import describe
 
@@ -63,6 +68,12 @@ class NamedEstimators:
 
     def _pairs(self) -> list[tuple[str, Any]]:
         return _well_formed(getattr(self, self._named))
+
+    def _sk_visual_block_(self) -> _VisualBlock:
+        """The estimators side by side, named, as scikit-learn draws its voting ensembles
+        (``sklearn.utils.estimator_html_repr``, a notebook's display)."""
+        names, estimators = zip(*self._pairs())
+        return _VisualBlock("parallel", estimators, names=names)
 
     def _checked_pairs(self) -> list[tuple[str, Any]]:
         """The pairs, checked by :func:`check_named` (their names must differ from this class's parameters too)."""

@@ -16,7 +16,7 @@ from wirework.graph.data import describe
 from wirework.graph.machines import Machine, machine
 from wirework.graph.nodes import Node, Source, node
 from wirework.compose import _ops
-from wirework.compose._named import NamedEstimators
+from wirework.compose._named import NamedEstimators, _VisualBlock
 from wirework.compose._routing import RoutedWeights
 from wirework.compose.composite import (
     _KIND_MIXINS,
@@ -90,6 +90,11 @@ def _final_outputs(
     return outputs, mach, None
 
 
+def _skipped(step: Any) -> bool:
+    """Whether a pipeline step is skipped: ``None`` or ``"passthrough"``."""
+    return step is None or (isinstance(step, str) and step == "passthrough")
+
+
 class Pipeline(NamedEstimators, RoutedWeights, WeightedFit, Composite):
     """Steps chained as machines: each transformer feeds the next; the last step predicts.
 
@@ -153,6 +158,21 @@ class Pipeline(NamedEstimators, RoutedWeights, WeightedFit, Composite):
         except Exception:
             return None
         return None
+
+    def _sk_visual_block_(self) -> _VisualBlock:
+        """The steps in order, as scikit-learn draws its ``Pipeline`` (``sklearn.utils.estimator_html_repr``, a
+        notebook's display); beside them, the target transformer when there is one."""
+        pairs = self._pairs()
+        names = [f"{name}: {'passthrough' if _skipped(step) else type(step).__name__}" for name, step in pairs]
+        steps = [step for _, step in pairs]
+        serial = _VisualBlock("serial", steps, names=names, name_details=[str(step) for step in steps], dash_wrapped=False)
+        target = self.target_transformer
+        if target is None:
+            return serial
+        return _VisualBlock(
+            "parallel", [serial, target], names=["steps", f"target_transformer: {type(target).__name__}"],
+            name_details=[None, str(target)],
+        )
 
     def _kind(self) -> str | None:
         last = self._last_step()

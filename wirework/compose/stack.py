@@ -12,7 +12,7 @@ from wirework.errors import GraphError
 from wirework.graph.machines import machine
 from wirework.graph.nodes import Node, Source, node
 from wirework.compose import _ops
-from wirework.compose._named import NamedEstimators, TrainedEstimators
+from wirework.compose._named import NamedEstimators, TrainedEstimators, _VisualBlock
 from wirework.compose._routing import RoutedWeights
 from wirework.compose.composite import Composite, WeightedFit, check_weighted
 from wirework.compose.pipeline import _kind_of
@@ -119,6 +119,13 @@ class Stack(NamedEstimators, TrainedEstimators, RoutedWeights, WeightedFit, Comp
         self.cache = cache
         self.executor = executor
         self.n_jobs = n_jobs
+
+    def _sk_visual_block_(self) -> _VisualBlock:
+        """The base learners side by side, then the final estimator, as scikit-learn draws its stacking."""
+        names, estimators = zip(*self._pairs())
+        learners = _VisualBlock("parallel", estimators, names=names, dash_wrapped=False)
+        final = _VisualBlock("parallel", [self.final_estimator], names=["final_estimator"], dash_wrapped=False)
+        return _VisualBlock("serial", (learners, final), dash_wrapped=False)
 
     def _kind(self) -> str | None:
         return _kind_of(self.final_estimator)
