@@ -124,7 +124,7 @@ class _MachineError(WireworkError, RuntimeError):
         if not bases:
             return cls(message, machine=machine)
         variant = _VARIANTS.get((cls, bases))
-        if variant is None:  # named for both: MachineApplyError[ValueError] (its MRO lists each class once)
+        if variant is None:  # named for both, MachineApplyError[ValueError] (messages say MachineApplyError: kind_name)
             name = f"{cls.__name__}[{', '.join(k.__name__ for k in bases)}]"
             namespace = {"__module__": cls.__module__, "__qualname__": name, "_public": cls}
             try:
@@ -225,6 +225,14 @@ def install_advice(error: BaseException) -> str | None:
     return f"{what} (or configure the model not to need it{instead})"
 
 
+def kind_name(error: BaseException) -> str:
+    """The name of ``error``'s class for a message: a machine error's public class (``MachineApplyError``, not
+    the ``MachineApplyError[ValueError]`` that is also the builtin)."""
+    kind = type(error)
+    return kind.__dict__.get("_public", kind).__name__
+
+
 def quoted(error: BaseException) -> str:
-    """``"<class>: <message>"`` of ``error``, the message as :func:`brief` gives it."""
-    return f"{type(error).__name__}: {brief(error)}"
+    """``"<class>: <message>"`` of ``error`` (the class as :func:`kind_name` names it), the message as
+    :func:`brief` gives it."""
+    return f"{kind_name(error)}: {brief(error)}"

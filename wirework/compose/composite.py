@@ -53,6 +53,7 @@ from wirework.errors import (
     UnavailableError,
     WireworkError,
     brief,
+    kind_name,
 )
 from wirework.graph.cache import FitCache
 from wirework.graph.data import describe
@@ -691,7 +692,7 @@ class Composite(_SetOutputMixin, BaseEstimator, auto_wrap_output_keys=None):
             for name in ("network_", "report_values_"):
                 self.__dict__.pop(name, None)
             self.machines_ = built.machines  # their reports say what failed
-            self._failed = f"{type(error).__name__}: {error}".split("\n")[0]
+            self._failed = f"{kind_name(error)}: {error}".split("\n")[0]
             raise
         finally:
             built.X.release()

@@ -25,7 +25,7 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable, Sequence, Set
 from typing import Any
 
-from wirework.errors import ArgumentError, MachineFitError, WireworkError
+from wirework.errors import ArgumentError, MachineFitError, WireworkError, kind_name
 from wirework.execution.executors import resolve_executor
 from wirework.execution.progress import Progress, progress as watch
 from wirework.graph.jobs import Job
@@ -235,7 +235,7 @@ def _unplanned(machine: Machine, error: WireworkError) -> None:
     An error of the machine's own (copying its model) has reported it already.
     """
     if getattr(error, "machine", None) is not machine:
-        machine._report = {"action": "failed", "reason": f"its training values: {type(error).__name__}: {error}"}
+        machine._report = {"action": "failed", "reason": f"its training values: {kind_name(error)}: {error}"}
 
 
 def _record(job: Job, outcome: tuple[Any, BaseException | None], run: FitPass) -> WireworkError | None:
