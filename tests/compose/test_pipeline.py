@@ -443,3 +443,12 @@ def test_fit_predict_gives_the_predictions_on_the_training_output_as_scikit_lear
     np.testing.assert_array_equal(labels, SkPipeline([(name, clone(step)) for name, step in steps]).fit_predict(bands, y))
     np.testing.assert_array_equal(labels, ours.fitted_params_()["kmeans"].labels_)
     assert (labels != ours.predict(bands)).sum() > 0  # new data: encoded by the encoder fitted on all rows
+
+
+def test_fit_predict_takes_sample_weight_as_scikit_learn_s_pipeline_takes_it_per_step():
+    X = load_diabetes(return_X_y=True)[0][:200]
+    weights = np.random.RandomState(0).rand(200) + 0.5
+    steps = [("scale", StandardScaler()), ("kmeans", KMeans(4, n_init=2, random_state=0))]
+    ours = ww.Pipeline([(name, clone(step)) for name, step in steps]).fit_predict(X, sample_weight=weights)
+    theirs = SkPipeline(steps).fit_predict(X, scale__sample_weight=weights, kmeans__sample_weight=weights)
+    np.testing.assert_array_equal(ours, theirs)

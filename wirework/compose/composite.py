@@ -915,7 +915,7 @@ class Composite(_SetOutputMixin, BaseEstimator, auto_wrap_output_keys=None):
         if type(self).fit not in (Composite.fit, WeightedFit.fit):  # a fit of its own: it must run
             return self.fit(X, y, **fit_params).predict(X)
         values = {"predict": None}
-        self._fit(X, y, self._weights(fit_params), values)
+        self._fit(X, y, *self._fit_weights(fit_params.pop("sample_weight", None), fit_params), values=values)
         return values["predict"]
 
     def _fits_and_predicts(self) -> bool:
