@@ -452,3 +452,20 @@ def test_fit_predict_takes_sample_weight_as_scikit_learn_s_pipeline_takes_it_per
     ours = ww.Pipeline([(name, clone(step)) for name, step in steps]).fit_predict(X, sample_weight=weights)
     theirs = SkPipeline(steps).fit_predict(X, scale__sample_weight=weights, kmeans__sample_weight=weights)
     np.testing.assert_array_equal(ours, theirs)
+
+
+@pytest.mark.parametrize("options", [{"func": np.log1p, "inverse_func": np.expm1}, {"transformer": StandardScaler()}])
+def test_a_pandas_target_is_transformed_as_scikit_learn_transforms_it_without_warnings(options):
+    # the transformer trained on the Series as a named column, then checked its inverse on an array: a
+    # FunctionTransformer warned 'X does not have valid feature names' (an error under -W error)
+    X, y = load_diabetes(return_X_y=True, as_frame=True)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        ours = ww.TransformedTarget(Ridge(), **{k: clone(v) if k == "transformer" else v for k, v in options.items()})
+        ours.fit(X, y)
+        piped = ww.Pipeline([("ridge", Ridge())], target_transformer=ww.TransformedTarget(Ridge(), **options)._target_transformer())
+        piped.fit(X, y)
+    theirs = TransformedTargetRegressor(Ridge(), **options).fit(X, y)
+    np.testing.assert_array_equal(ours.predict(X), theirs.predict(X))
+    np.testing.assert_array_equal(piped.predict(X), theirs.predict(X))
+    assert ours.report_()["inverse_holds"]

@@ -200,8 +200,17 @@ def test_fitted_attributes_are_scikit_learn_s():
     deep = ww.Stack(learners, LogisticRegression(max_iter=1000), cv=3, levels=2).fit(X, y)
     assert list(deep.named_estimators_) == ["lr_level1", "nb_level1", "lr_level2", "nb_level2"]
     ours.set_params(estimators=[("other", GaussianNB())])
-    with pytest.raises(ww.NotTrainedError, match="no trained 'other': its parameters changed since the last fit"):
+    with pytest.raises(ww.NotTrainedError, match="no trained 'other': the parameters that shape its network"):
         ours.estimators_
+    # a shorter list of the same names: its trained models are not the parameters' either (it gave one of two)
+    ours.set_params(estimators=learners[:1])
+    for attribute in ("estimators_", "named_estimators_"):
+        with pytest.raises(ww.NotTrainedError, match="has no trained models of its parameters: .* Call fit"):
+            getattr(ours, attribute)
+    ours.fit(X, y)
+    assert list(ours.named_estimators_) == ["lr"]
+    ours.set_params(lr__C=0.5)  # a hyperparameter: the models are still the last fit's, as scikit-learn's
+    assert ours.estimators_[0].C == 1.0
 
 
 @pytest.mark.parametrize("method", ["predict_proba", "decision_function", "predict"])

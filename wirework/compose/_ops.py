@@ -359,3 +359,9 @@ def inverse_holds(y: Any, recovered: Any) -> bool:
 def no_target(X: Any) -> None:
     """``None``: the ``y`` of an unsupervised machine that trains with weights (``X, None, sample_weight``)."""
     return None
+
+
+def plain_target(y: Any) -> Any:
+    """``y`` as scikit-learn's ``TransformedTargetRegressor`` gives it to its transformer: a pandas target as a
+    NumPy array (a transformer fitted on a named column would warn when given the regressor's predictions)."""
+    return y.to_numpy() if isinstance(y, (pd.Series, pd.DataFrame)) else y

@@ -187,6 +187,7 @@ class _Built:
     seen: tuple[Any, Any] = (None, None)  # weak references to the X and y given to the last fit
     quick: tuple | None = None  # Composite._quick() of the parameters it was last found to hold for
     kind: str | None = None  # the composite's _kind() for those parameters
+    weighted: bool | tuple[str, ...] = False  # what it was built for: weights, routed to these names or not
     roots: list[Any] = field(init=False)  # the signature's nodes: what a fit pass trains for
 
     def __post_init__(self) -> None:
@@ -482,7 +483,7 @@ class Composite(_SetOutputMixin, BaseEstimator, auto_wrap_output_keys=None):
                     f"{mach._title()} in {type(self).__name__}.network() trains on data that does not come from "
                     "the X, y or sample_weight given to network(). Build every training argument from them."
                 )
-        return _Built(signature, X, y, structure, objects, machines, w)
+        return _Built(signature, X, y, structure, objects, machines, w, weighted=weighted)
 
     def _routed_weights(self) -> frozenset[str] | None:
         """While :meth:`network` is built for weights under scikit-learn's metadata routing: the names of the
@@ -520,6 +521,21 @@ class Composite(_SetOutputMixin, BaseEstimator, auto_wrap_output_keys=None):
                 return built.holds(quick, self._kind())
         self._built = self._build(supervised, weighted)
         return self._built.holds(quick, self._kind())
+
+    def _reshaped(self) -> bool:
+        """Whether the parameters that shape the network (another list of estimators, say) changed since the
+        network was built or last found to hold: its trained models are then not the parameters' ones."""
+        built = self.__dict__.get("_built")
+        if built is None:
+            return False
+        supervised = built.y is not None
+        try:
+            quick = self._quick(supervised, built.weighted)
+            if quick is not None and quick == built.quick:
+                return False
+            return self._structure([], supervised, quick=quick, weighted=built.weighted) != built.structure
+        except WireworkError:  # parameters no network can be built from
+            return True
 
     def _provides(self, operation: str) -> bool:
         built = self.__dict__.get("_built")
@@ -982,14 +998,16 @@ class Composite(_SetOutputMixin, BaseEstimator, auto_wrap_output_keys=None):
         return {_name(m, k): m.fitted_model for k, m in enumerate(self.machines_, start=1)}
 
     def _trained(self, names: list[str]) -> dict[str, Any]:
-        """The trained models of the machines ``names`` (scikit-learn's fitted attributes of the recipes)."""
+        """The trained models of the machines ``names`` (scikit-learn's fitted attributes of the recipes); none
+        while the parameters that shape the network differ from those of the last fit."""
         self._ready()
         machines = {m.name: m for m in self.machines_}
         missing = [name for name in names if name not in machines]
-        if missing:
+        if missing or self._reshaped():
+            what = f"no trained {', '.join(map(repr, missing))}" if missing else "no trained models of its parameters"
             raise NotTrainedError(
-                f"This {type(self).__name__} has no trained {', '.join(map(repr, missing))}: its parameters changed "
-                "since the last fit. Call fit(X, y) again."
+                f"This {type(self).__name__} has {what}: the parameters that shape its network (the list of "
+                "estimators, say) changed since the last fit. Call fit(X, y) again."
             )
         return {name: machines[name].fitted_model for name in names}
 

@@ -70,6 +70,7 @@ def _final_outputs(
     """
     row_weights = () if weights is None else (weights,)
     if target is not None and y is not None:
+        y = node(_ops.plain_target, y)
         scale = machine(target, y, name="target_transformer")
         mach = machine(final, Z, scale.transform(y), *row_weights, name=name)
         return {"predict": scale.inverse_transform(mach.predict(Z))}, mach, scale
@@ -411,6 +412,6 @@ class TransformedTarget(RoutedWeights, WeightedFit, Composite):
         outputs, _, scale = _final_outputs(self.regressor, X, y, "regressor", target, sample_weight)
         report = {}
         if self.check_inverse:
-            checked = node(_ops.every_tenth, y)
+            checked = node(_ops.every_tenth, scale.args[0])  # the target as the transformer trains on it
             report["inverse_holds"] = node(_ops.inverse_holds, checked, scale.inverse_transform(scale.transform(checked)))
         return Signature(**outputs, report=report)
