@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import copy
-import numbers
 import warnings
 from typing import Any
 
@@ -15,11 +14,10 @@ from sklearn.model_selection import check_cv
 from sklearn.utils import check_random_state
 
 from wirework.errors import DataError, GraphError
-from wirework.graph.data import describe, n_rows, take_rows
+from wirework.graph.data import describe, n_rows, take_rows, whole
 from wirework.graph.library import hcat
 
 __all__ = [
-    "whole",
     "cv_splits",
     "take",
     "gather",
@@ -49,11 +47,6 @@ def private_rng(random_state: Any) -> np.random.RandomState:
     if isinstance(random_state, np.random.RandomState):
         return copy.deepcopy(random_state)
     return check_random_state(random_state)
-
-
-def whole(value: Any) -> bool:
-    """Whether ``value`` is an integer, a numpy one included (``GridSearchCV`` over ``np.arange``), but no bool."""
-    return isinstance(value, numbers.Integral) and not isinstance(value, bool)
 
 
 def seeded_cv(cv: Any, classifier: bool, random_state: Any) -> Any:
@@ -245,7 +238,7 @@ def bootstrap_rows(y: Any, seed: int, max_samples: float | int, classes: bool, r
 
 def _count(share: float | int, total: int) -> int:
     """How many of ``total``: an int as it is, a fraction of ``total`` rounded (at least one)."""
-    return int(share) if isinstance(share, numbers.Integral) else max(1, int(round(share * total)))
+    return int(share) if whole(share) else max(1, int(round(share * total)))
 
 
 def feature_subset(width: int, seed: int, max_features: float | int) -> np.ndarray:

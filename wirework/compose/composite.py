@@ -602,7 +602,12 @@ class Composite(_SetOutputMixin, BaseEstimator, auto_wrap_output_keys=None):
         """
         if not fit_params:
             return self._fit(X, y, None)
-        return self._fit(X, y, *self._fit_weights(fit_params.pop("sample_weight", None), fit_params))
+        return self._fit_with(X, y, fit_params)
+
+    def _fit_with(self, X: Any, y: Any, fit_params: dict[str, Any], values: dict[str, Any] | None = None) -> Composite:
+        """:meth:`_fit` given ``fit``'s keyword parameters: the weights among them, and where they go."""
+        weights, routes = self._fit_weights(fit_params.pop("sample_weight", None), fit_params)
+        return self._fit(X, y, weights, routes, values)
 
     def _fit_weights(self, sample_weight: Any, fit_params: dict[str, Any]) -> tuple[Any, tuple[str, ...] | None]:
         """The weights to train with, and the names of the components they go to (``None``: as :meth:`network`
@@ -914,7 +919,7 @@ class Composite(_SetOutputMixin, BaseEstimator, auto_wrap_output_keys=None):
         if type(self).fit not in (Composite.fit, WeightedFit.fit):  # a fit of its own: it must run
             return self.fit(X, y, **fit_params).transform(X)
         values = {"transform": None}
-        self._fit(X, y, *self._fit_weights(fit_params.pop("sample_weight", None), fit_params), values=values)
+        self._fit_with(X, y, fit_params, values)
         return self._output(values["transform"], X)
 
     @available_if(lambda self: self._fits_and_predicts())
@@ -931,7 +936,7 @@ class Composite(_SetOutputMixin, BaseEstimator, auto_wrap_output_keys=None):
         if type(self).fit not in (Composite.fit, WeightedFit.fit):  # a fit of its own: it must run
             return self.fit(X, y, **fit_params).predict(X)
         values = {"predict": None}
-        self._fit(X, y, *self._fit_weights(fit_params.pop("sample_weight", None), fit_params), values=values)
+        self._fit_with(X, y, fit_params, values)
         return values["predict"]
 
     def _fits_and_predicts(self) -> bool:

@@ -11,7 +11,7 @@ from sklearn.utils import Bunch, get_tags
 from sklearn.utils.metaestimators import available_if
 
 from wirework.errors import ArgumentError, GraphError, UnavailableError
-from wirework.graph.data import describe, take_rows
+from wirework.graph.data import describe, take_rows, whole
 from wirework.graph.machines import Machine, machine
 from wirework.graph.nodes import Node, Source, node
 from wirework.compose import _ops
@@ -218,7 +218,7 @@ class Bagging(RoutedWeights, WeightedFit, Composite):
 
     def _check_options(self, owner: str) -> None:
         """The parameters of the draws, checked before the network is built."""
-        if not _ops.whole(self.n_estimators) or self.n_estimators < 1:
+        if not whole(self.n_estimators) or self.n_estimators < 1:
             raise GraphError(f"{owner}: n_estimators must be an int >= 1. Received: {self.n_estimators!r}.")
         for name in ("bootstrap", "oob_score"):
             if not isinstance(getattr(self, name), (bool, np.bool_)):
@@ -226,7 +226,7 @@ class Bagging(RoutedWeights, WeightedFit, Composite):
         for name in ("max_samples", "max_features"):
             share = getattr(self, name)
             fraction = isinstance(share, (float, np.floating)) and 0.0 < share <= 1.0
-            if not fraction and not (_ops.whole(share) and share >= 1):
+            if not fraction and not (whole(share) and share >= 1):
                 raise GraphError(
                     f"{owner}: {name} must be a count (an int >= 1) or a fraction in (0, 1]. Received: {share!r}."
                 )

@@ -148,13 +148,13 @@ class Pipeline(NamedEstimators, RoutedWeights, WeightedFit, Composite):
 
     def _live_steps(self) -> list[tuple[str, Any]]:
         steps = self._checked_pairs()
-        return [(name, step) for name, step in steps if step is not None and not (isinstance(step, str) and step == "passthrough")]
+        return [(name, step) for name, step in steps if not _skipped(step)]
 
     def _last_step(self) -> Any:
         """The last live step, without the full check of the steps that network() makes (``None``: none)."""
         try:
             for _, step in reversed(self.steps):
-                if step is not None and not (isinstance(step, str) and step == "passthrough"):
+                if not _skipped(step):
                     return step
         except Exception:
             return None

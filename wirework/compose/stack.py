@@ -9,6 +9,7 @@ from sklearn.preprocessing import LabelEncoder
 from sklearn.utils import Bunch
 
 from wirework.errors import GraphError
+from wirework.graph.data import whole
 from wirework.graph.machines import machine
 from wirework.graph.nodes import Node, Source, node
 from wirework.compose import _ops
@@ -206,7 +207,7 @@ class Stack(NamedEstimators, TrainedEstimators, RoutedWeights, WeightedFit, Comp
         """The base learners trained on all rows (those that predict), by name (``<name>_level<k>``
         when ``levels > 1``), level by level, each level in the order of ``estimators``."""
         names = [name for name, _ in self._checked_pairs()]
-        levels = range(1, self.levels + 1) if _ops.whole(self.levels) and self.levels > 1 else [1]
+        levels = range(1, self.levels + 1) if whole(self.levels) and self.levels > 1 else [1]
         return Bunch(**self._trained([f"{name}{self._suffix(level)}" for level in levels for name in names]))
 
     def _weight_routes(self) -> list[tuple[str, Any, str]]:
@@ -221,7 +222,7 @@ class Stack(NamedEstimators, TrainedEstimators, RoutedWeights, WeightedFit, Comp
         if sample_weight is not None and routed is None:
             for name, estimator in [*estimators, ("final_estimator", self.final_estimator)]:
                 check_weighted(owner, name if name == "final_estimator" else f"base learner {name!r}", estimator)
-        if not _ops.whole(self.levels) or self.levels < 1:
+        if not whole(self.levels) or self.levels < 1:
             raise GraphError(f"{owner}: levels must be an int >= 1. Received: {self.levels!r}.")
         classifier = self._kind() == "classifier"
         methods = self._methods(estimators, classifier)

@@ -14,7 +14,6 @@ import asyncio
 import atexit
 import concurrent.futures as cf
 import multiprocessing
-import numbers
 import os
 import sys
 import tempfile
@@ -24,7 +23,7 @@ from typing import Any
 from threadpoolctl import threadpool_limits
 
 from wirework.errors import ArgumentError, ClusterError, ParameterError, brief
-from wirework.graph.data import buffer_bytes, describe
+from wirework.graph.data import buffer_bytes, describe, whole
 from wirework.graph.jobs import How, run_job
 
 __all__ = ["Executor", "SequentialExecutor", "ThreadExecutor", "ProcessExecutor", "DaskExecutor", "resolve_executor", "cores"]
@@ -513,7 +512,7 @@ def _settled(future: Any) -> tuple[Any, BaseException | None]:
 def _workers(n_jobs: int | None) -> int:
     if n_jobs is None:
         return cores()
-    if isinstance(n_jobs, bool) or not isinstance(n_jobs, numbers.Integral) or n_jobs == 0 or n_jobs < -1:
+    if not whole(n_jobs) or n_jobs == 0 or n_jobs < -1:
         raise ArgumentError(f"Expected n_jobs to be a positive int, -1 (all cores) or None. Received: {n_jobs!r}.")
     return cores() if n_jobs == -1 else int(n_jobs)  # a numpy integer too (a GridSearchCV grid of np.arange)
 

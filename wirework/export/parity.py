@@ -6,7 +6,6 @@ single-leaf trees and set members equal to 0.0 wrong).
 
 from __future__ import annotations
 
-import numbers
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -15,7 +14,7 @@ import numpy as np
 from wirework.errors import ExportError
 from wirework.export.api import feed
 from wirework.export.builder import dense
-from wirework.graph.data import describe, n_rows
+from wirework.graph.data import describe, n_rows, whole
 
 __all__ = ["ParityReport", "OutputParity", "check_parity", "session"]
 
@@ -153,7 +152,7 @@ def check_parity(obj: Any, model: Any, X: Any, *, threads: int = 1) -> ParityRep
             f"check_parity compares an ONNX ModelProto (what ww.to_onnx returns, or onnx.load reads). Received: "
             f"{describe(model)}."
         )
-    if isinstance(threads, bool) or not isinstance(threads, numbers.Integral) or threads < 1:
+    if not whole(threads) or threads < 1:
         raise ExportError(f"threads must be an int >= 1 (ONNX Runtime's intra-op threads). Received: {threads!r}.")
     if n_rows(X) == 0:
         raise ExportError("check_parity needs at least one row to compare on. Received no rows.")

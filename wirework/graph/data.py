@@ -8,6 +8,7 @@ restricted to some rows is still a DataFrame with its index.
 
 from __future__ import annotations
 
+import numbers
 from typing import Any
 
 import numpy as np
@@ -16,7 +17,7 @@ import scipy.sparse as sp
 
 from wirework.errors import ArgumentError, DataError
 
-__all__ = ["is_data", "n_rows", "take_rows", "describe", "buffer_bytes"]
+__all__ = ["is_data", "n_rows", "take_rows", "describe", "buffer_bytes", "whole"]
 
 _DATA_TYPES = (np.ndarray, pd.DataFrame, pd.Series, list, tuple)
 
@@ -51,6 +52,17 @@ def n_rows(value: Any) -> int:
         raise DataError(
             f"Expected a table, array or sequence with rows. Received: {describe(value)}."
         ) from None
+
+
+def whole(value: Any) -> bool:
+    """Whether ``value`` is an integer, a NumPy one included (a ``GridSearchCV`` grid of ``np.arange``), but no bool.
+
+    Examples
+    --------
+    >>> whole(3), whole(np.int64(3)), whole(True), whole(3.0)
+    (True, True, False, False)
+    """
+    return isinstance(value, numbers.Integral) and not isinstance(value, bool)
 
 
 def buffer_bytes(value: Any) -> int | None:

@@ -16,7 +16,7 @@ import scipy.sparse as sp
 from sklearn.utils import check_random_state
 
 from wirework.errors import DataError
-from wirework.graph.data import describe, n_rows, take_rows
+from wirework.graph.data import describe, n_rows, take_rows, whole
 from wirework.graph.nodes import Node, StaticNode, lift
 
 __all__ = ["hcat", "vcat", "mean", "folds", "restrict", "corestrict"]
@@ -183,7 +183,7 @@ def folds(X: Any, n: int, *, shuffle: bool = False, random_state: Any = None) ->
     [[0, 1, 2], [3, 4, 5], [6, 7, 8, 9]]
     """
     rows = X if isinstance(X, (int, np.integer)) and not isinstance(X, bool) else n_rows(X)
-    if isinstance(n, bool) or not isinstance(n, (int, np.integer)) or not 2 <= n <= rows:
+    if not whole(n) or not 2 <= n <= rows:
         raise DataError(f"folds() needs an integer n with 2 <= n <= {rows} (the number of rows). Received n={n!r}.")
     positions = np.arange(rows)
     if shuffle:
@@ -197,7 +197,7 @@ def folds(X: Any, n: int, *, shuffle: bool = False, random_state: Any = None) ->
 def _fold(X: Any, folds: Any, i: Any, name: str) -> np.ndarray:
     if not isinstance(folds, tuple) or not folds:
         raise DataError(f"{name}() needs the folds made by ww.folds(). Received: {describe(folds)}.")
-    if isinstance(i, bool) or not isinstance(i, (int, np.integer)) or not 0 <= i < len(folds):
+    if not whole(i) or not 0 <= i < len(folds):
         raise DataError(f"{name}() needs a fold index 0 <= i < {len(folds)}. Received i={i!r}.")
     rows, made_for = n_rows(X), sum(map(len, folds))  # the folds partition the rows they were made for
     if rows != made_for:
