@@ -469,3 +469,20 @@ def test_a_pandas_target_is_transformed_as_scikit_learn_transforms_it_without_wa
     np.testing.assert_array_equal(ours.predict(X), theirs.predict(X))
     np.testing.assert_array_equal(piped.predict(X), theirs.predict(X))
     assert ours.report_()["inverse_holds"]
+
+
+def test_a_last_step_whose_score_needs_the_target_gives_no_score_output():
+    # the score node of such a model is refused (graph.md); the pipeline asked for it and could not be fitted
+    class Plain(BaseEstimator):
+        def fit(self, X, y=None):
+            return self
+
+        def predict(self, X):
+            return np.zeros(len(X))
+
+        def score(self, X, y):
+            return 1.0
+
+    X, y = load_diabetes(return_X_y=True)
+    pipe = ww.Pipeline([("plain", Plain())]).fit(X, y)
+    assert "score" not in pipe.network_ and np.array_equal(pipe.predict(X[:2]), np.zeros(2))

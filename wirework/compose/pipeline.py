@@ -13,7 +13,7 @@ from sklearn.utils import get_tags
 
 from wirework.errors import ArgumentError, GraphError, ParameterError
 from wirework.graph.data import describe
-from wirework.graph.machines import Machine, machine
+from wirework.graph.machines import Machine, machine, scores_with_a_target
 from wirework.graph.nodes import Node, Source, node
 from wirework.compose import _ops
 from wirework.compose._named import NamedEstimators, _VisualBlock
@@ -81,7 +81,7 @@ def _final_outputs(
     for operation in ("predict", "predict_proba", "predict_log_proba", "decision_function", "score_samples", "transform"):
         if hasattr(final, operation):
             outputs[operation] = getattr(mach, operation)(Z)
-    if hasattr(final, "score") and _kind_of(final) not in ("classifier", "regressor"):
+    if hasattr(final, "score") and not scores_with_a_target(final):
         outputs["score"] = mach.score(Z)  # an unsupervised step's own score of its input, as scikit-learn's gives
     if not outputs:
         raise GraphError(

@@ -245,7 +245,7 @@ class Machine:
     def score(self, *nodes: Any) -> DynamicNode:
         """A node applying the trained model's ``score`` to ``nodes[0]`` alone: an unsupervised model's score of
         its input (a clusterer's, a mixture's, a density's, PCA's), one number."""
-        if _scores_with_a_target(self.model):
+        if scores_with_a_target(self.model):
             kind = type(self.model).__name__
             raise GraphError(
                 f"{kind}'s score() compares its predictions with a target, which a score node does not give it "
@@ -544,7 +544,7 @@ class Machine:
         return failure
 
 
-def _scores_with_a_target(model: Any) -> bool:
+def scores_with_a_target(model: Any) -> bool:
     """Whether ``model.score`` needs the true target: a classifier's or regressor's, or one whose ``y`` is required."""
     try:
         if get_tags(model).estimator_type in ("classifier", "regressor"):
