@@ -196,11 +196,20 @@ def test_steps_edited_in_place_are_seen_by_the_next_fit():
     reference = SkPipeline([("scale", StandardScaler()), ("ridge", Lasso(alpha=0.1))]).fit(X_DATA, Y_DATA)
     np.testing.assert_array_equal(pipe.predict(X_DATA), reference.predict(X_DATA))
     Counting.events.clear()
-    pipe.steps.insert(1, ("pca", counted(PCA(4), "pca")))  # one more step: a new network
+    pipe.steps.insert(1, ("pca", counted(PCA(4), "pca")))  # one more step: a new network, the scaler's machine kept
     pipe.fit(X_DATA, Y_DATA)
-    assert "pca" in fits() and fits()[-1] == "lasso"
+    assert fits() == ["pca", "lasso"]
     reference = SkPipeline([("scale", StandardScaler()), ("pca", PCA(4)), ("ridge", Lasso(alpha=0.1))])
     np.testing.assert_allclose(pipe.predict(X_DATA), reference.fit(X_DATA, Y_DATA).predict(X_DATA), rtol=1e-12)
+    Counting.events.clear()
+    del pipe.steps[1]  # and out again: the lasso learns from the scaler again
+    pipe.fit(X_DATA, Y_DATA)
+    assert fits() == ["lasso"]
+    Counting.events.clear()
+    pipe.fit(X_DATA[:300], Y_DATA[:300])  # new data after a rebuild: every machine
+    assert fits() == ["scale", "lasso"]
+    reference = SkPipeline([("scale", StandardScaler()), ("ridge", Lasso(alpha=0.1))]).fit(X_DATA[:300], Y_DATA[:300])
+    np.testing.assert_array_equal(pipe.predict(X_DATA), reference.predict(X_DATA))
 
 
 def _constructed(estimator_class):

@@ -56,6 +56,7 @@ from wirework.errors import (
     kind_name,
 )
 from wirework.graph.cache import FitCache
+from wirework.graph.carry import carry_over
 from wirework.graph.data import describe
 from wirework.graph.fingerprint import attributes_getter, param_names, tokenize
 from wirework.graph.machines import Machine
@@ -447,14 +448,21 @@ class Composite(_SetOutputMixin, BaseEstimator, auto_wrap_output_keys=None):
         self._last_structure = (quick, token, list(objects))
         return token
 
-    def _build(self, supervised: bool, weighted: bool | tuple[str, ...] = False) -> _Built:
+    def _build(self, supervised: bool, weighted: bool | tuple[str, ...] = False, last: _Built | None = None) -> _Built:
         """Build the network; ``weighted``: with a sample_weight source, or the names of the components the weights
-        are routed to (a tuple: scikit-learn's metadata routing decided)."""
+        are routed to (a tuple: scikit-learn's metadata routing decided).
+
+        ``last``: the network built before, whose parameters no longer hold.
+        The new one is built on its sources, and each of its machines that is
+        one of the old ones again takes that machine's training
+        (:func:`~wirework.graph.carry.carry_over`): only what the change
+        touches retrains.
+        """
         objects: list[Any] = []
         structure = self._structure(objects, supervised, weighted=weighted)
-        X = source(name="X")
-        y = source(name="y") if supervised else None
-        w = source(name="sample_weight") if weighted else None
+        X = last.X if last is not None else source(name="X")
+        y = (last.y if last is not None and last.y is not None else source(name="y")) if supervised else None
+        w = (last.w if last is not None and last.w is not None else source(name="sample_weight")) if weighted else None
         if isinstance(weighted, tuple):  # routed by scikit-learn's metadata routing: see _routed_weights
             self._routed = weighted
         try:
@@ -483,6 +491,9 @@ class Composite(_SetOutputMixin, BaseEstimator, auto_wrap_output_keys=None):
                     f"{mach._title()} in {type(self).__name__}.network() trains on data that does not come from "
                     "the X, y or sample_weight given to network(). Build every training argument from them."
                 )
+        if last is not None:
+            roles = {source: source.name for source in (X, y, w) if source is not None}
+            carry_over(last.machines, machines, roles)
         return _Built(signature, X, y, structure, objects, machines, w, weighted=weighted)
 
     def _routed_weights(self) -> frozenset[str] | None:
@@ -519,7 +530,7 @@ class Composite(_SetOutputMixin, BaseEstimator, auto_wrap_output_keys=None):
                             mach.model = new
                 built.objects = objects
                 return built.holds(quick, self._kind())
-        self._built = self._build(supervised, weighted)
+        self._built = self._build(supervised, weighted, built)
         return self._built.holds(quick, self._kind())
 
     def _reshaped(self) -> bool:

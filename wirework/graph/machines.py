@@ -67,6 +67,8 @@ OPERATIONS = (
 #: What a visit reports when it leaves a machine alone (shared: the same words every time).
 _SKIPPED: dict[str, str] = {"action": "skipped", "reason": "no retraining condition holds"}
 _NEVER_VISITED: dict[str, str] = {"action": "none", "reason": "never visited by a fit"}
+#: What a machine takes from another in ``Machine._adopt``: everything its training left, and its frozen flag.
+_CARRIED = ("_frozen", "_state", "_fitted", "_fit_key", "_output", "_vector", "_snapshot", "_report")
 
 
 class _Snapshot(NamedTuple):
@@ -316,6 +318,16 @@ class Machine:
         """Undo :meth:`freeze`: the retraining rules apply again at the next fit."""
         self._frozen = False
         return self
+
+    def _adopt(self, other: Machine) -> None:
+        """Take ``other``'s training as this machine's own: its trained model, state, what it saw when it
+        trained, its training output, its last report, and whether it is frozen.
+
+        For a machine of a network built again that matches ``other`` of the last build (see
+        :func:`wirework.graph.carry.carry_over`): the retraining rules then decide about it as about ``other``.
+        """
+        for name in _CARRIED:
+            setattr(self, name, getattr(other, name))
 
     # -- training ----------------------------------------------------------
 

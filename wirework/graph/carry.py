@@ -1,0 +1,127 @@
+"""Carrying the training of a network's machines over to the same network built again.
+
+A composite whose structure changes (a learner dropped from a stack, a step
+added to a pipeline) builds a new network. Many of its machines are the old
+ones again: a machine of the same name and model class, trained on nodes
+computed in the same way (the same operations of matched machines, the same
+functions of equal constants) from the same sources. :func:`carry_over`
+finds them and gives each the training of its old counterpart, so that the
+retraining rules (``Machine``) decide about it as they would have about the
+old machine: a model whose hyperparameters changed meanwhile is updated
+(condition 6), new data retrains it (condition 4), and otherwise it is left
+alone. Only what the change touches trains.
+
+The new network must be built on the old network's source objects (their
+data versions are part of what a machine saw when it trained).
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from collections.abc import Iterable, Mapping
+from typing import Any
+
+from wirework.graph.fingerprint import tokenize
+from wirework.graph.machines import Machine
+from wirework.graph.nodes import Node
+
+__all__ = ["carry_over"]
+
+
+def carry_over(old: Iterable[Machine], new: Iterable[Machine], roles: Mapping[Node, str]) -> list[Machine]:
+    """Give each machine of ``new`` that matches one machine of ``old`` that machine's training.
+
+    Parameters
+    ----------
+    old, new : iterables of Machine
+        The machines of the last build (trained or not) and of the new one,
+        ``new`` in training order (each after the machines it needs).
+    roles : mapping of Source to str
+        The sources both builds are made from, each with its role (``"X"``,
+        ``"y"``…): only these can match.
+
+    Returns
+    -------
+    list of Machine
+        The machines of ``new`` that were given a training.
+
+    Notes
+    -----
+    Two machines match when their lineage keys are equal: name, model class,
+    and, for each training argument, how it is computed (a source's role; a
+    static node's function and constants, compared by content token, and
+    its parents' keys; a dynamic node's operation, its machine's key and its
+    parent's key). A key shared by several machines of either build matches
+    none, and a machine is carried only when every machine upstream of its
+    training arguments was carried too, to the old machine's own upstream
+    machines, and it reads the same sources: the states and versions the
+    retraining rules compare are then the ones the old machine saw.
+    """
+    old, new = list(old), list(new)
+    interned: dict[tuple, int] = {}  # each distinct key, as a number: keys stay flat however deep the network
+    old_keys, new_keys = _keys(old, roles, interned), _keys(new, roles, interned)
+    old_count = Counter(old_keys[id(m)] for m in old)
+    new_count = Counter(new_keys[id(m)] for m in new)
+    by_key = {old_keys[id(m)]: m for m in old}
+    origin: dict[int, Machine] = {}
+    carried = []
+    for machine in new:
+        key = new_keys[id(machine)]
+        if old_count[key] != 1 or new_count[key] != 1:  # unmatched, or ambiguous
+            continue
+        match = by_key[key]
+        if match._fitted is None:
+            continue
+        machines, sources = machine._upstream_of_args()
+        old_machines, old_sources = match._upstream_of_args()
+        if sources != old_sources or tuple(origin.get(id(m)) for m in machines) != old_machines:
+            continue
+        machine._adopt(match)
+        origin[id(machine)] = match
+        carried.append(machine)
+    return carried
+
+
+def _keys(machines: list[Machine], roles: Mapping[Node, str], interned: dict[tuple, int]) -> dict[int, Any]:
+    """The lineage key of each machine and node the ``machines`` need (by id), computed parents first, without
+    recursion. A key is the number ``interned`` gives its description (a new one for a new description), or a
+    fresh ``object()``, equal to nothing else, for a node whose constants cannot be compared."""
+    keys: dict[int, Any] = {}
+    for root in machines:
+        stack = [(root, iter(root._requires()))]
+        while stack:
+            item, children = stack[-1]
+            for child in children:
+                if id(child) not in keys:
+                    stack.append((child, iter(child._requires())))
+                    break
+            else:
+                stack.pop()
+                if id(item) not in keys:
+                    described = _describe(item, keys, roles)
+                    keys[id(item)] = object() if described is None else interned.setdefault(described, len(interned))
+    return keys
+
+
+def _describe(item: Any, keys: dict[int, Any], roles: Mapping[Node, str]) -> tuple | None:
+    """What ``item``'s key stands for, from the keys of what it requires; ``None``: it matches nothing."""
+    kind = item.kind
+    if kind == "machine":
+        model = type(item.model)
+        return ("machine", item.name, model.__module__, model.__qualname__, *(keys[id(a)] for a in item.args))
+    if kind == "dynamic":
+        return ("dynamic", item.operation, keys[id(item.machine)], keys[id(item.parents[0])])
+    if kind == "source":
+        role = roles.get(item)
+        return None if role is None else ("source", role)
+    args = tuple(keys[id(a)] if isinstance(a, Node) else None for a in item.args)
+    kwargs = tuple((k, keys[id(v)] if isinstance(v, Node) else None) for k, v in item.kwargs.items())
+    constants = (
+        [a for a in item.args if not isinstance(a, Node)],
+        {k: v for k, v in item.kwargs.items() if not isinstance(v, Node)},
+    )
+    try:
+        token = tokenize(item.function, constants)
+    except Exception:  # constants without a content token: this node matches nothing
+        return None
+    return ("static", token, args, kwargs)
