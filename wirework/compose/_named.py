@@ -3,13 +3,17 @@
 ``get_params(deep=True)`` exposes each estimator as ``name`` and its own
 parameters as ``name__param``; ``set_params(name=...)`` replaces one
 estimator, ``set_params(name__param=...)`` reaches into it — the convention
-of scikit-learn's ``Pipeline`` and ``StackingRegressor``.
+of scikit-learn's ``Pipeline`` and ``StackingRegressor``. A stack's or an
+average's estimator may be ``"drop"`` (``set_params(name="drop")``): the
+pair is skipped, as scikit-learn's stacking and voting estimators skip it.
 """
 
 from __future__ import annotations
 
 from collections.abc import Iterable
 from typing import Any
+
+from sklearn.utils import Bunch
 
 try:
     from sklearn.utils._repr_html.estimator import _VisualBlock
@@ -19,7 +23,7 @@ except ImportError:  # scikit-learn < 1.7
 from wirework.errors import ArgumentError, GraphError
 from wirework.graph.data import describe
 
-__all__ = ["NamedEstimators", "TrainedEstimators", "check_named"]
+__all__ = ["NamedEstimators", "TrainedEstimators", "check_named", "dropped"]
 
 
 def check_named(owner: str, attribute: str, pairs: Any, reserved: Iterable[str] = ()) -> list[tuple[str, Any]]:
@@ -40,11 +44,6 @@ def check_named(owner: str, attribute: str, pairs: Any, reserved: Iterable[str] 
                 f"{owner}: expected each item of {attribute} to be a (name, estimator) pair. Received: {describe(item)}."
             )
         name = item[0]
-        if isinstance(item[1], str) and item[1] == "drop":
-            raise GraphError(
-                f"{owner}: {attribute} item {name!r} is 'drop', which {owner} does not take (scikit-learn's voting "
-                f"and stacking estimators skip such an item). Leave the pair out of {attribute}."
-            )
         if "__" in name or not name:
             raise GraphError(f"{owner}: the name {name!r} in {attribute} must be non-empty and contain no '__'.")
         names.append(name)
@@ -79,6 +78,26 @@ class NamedEstimators:
         """The pairs, checked by :func:`check_named` (their names must differ from this class's parameters too)."""
         return check_named(type(self).__name__, self._named, getattr(self, self._named), self._get_param_names())
 
+    def _live_pairs(self) -> list[tuple[str, Any]]:
+        """The checked pairs without those dropped (``"drop"``), which scikit-learn's voting and stacking
+        estimators skip; all of them dropped is a ``GraphError``, as scikit-learn refuses it."""
+        live = [(name, estimator) for name, estimator in self._checked_pairs() if not dropped(estimator)]
+        if not live:
+            raise GraphError(
+                f"{type(self).__name__}: all {self._named} are dropped ('drop'). At least one is required to be an "
+                f"estimator: set one back with set_params(<name>=<estimator>)."
+            )
+        return live
+
+    def _named_trained(self, suffixes: tuple[str, ...] = ("",)) -> Bunch:
+        """scikit-learn's ``named_estimators_``: for each suffix in turn (a stack's levels), each pair's trained
+        model (its machine is named by the pair's name and the suffix), in the order of the pairs, and
+        ``"drop"`` for a pair dropped."""
+        pairs = self._checked_pairs()
+        names = {f"{name}{suffix}": dropped(estimator) for suffix in suffixes for name, estimator in pairs}
+        trained = self._trained([name for name, gone in names.items() if not gone])
+        return Bunch(**{name: "drop" if gone else trained[name] for name, gone in names.items()})
+
     def get_params(self, deep: bool = True) -> dict[str, Any]:
         params = super().get_params(deep=False)
         if not deep:
@@ -107,6 +126,11 @@ class NamedEstimators:
             setattr(self, self._named, updated)
 
 
+def dropped(estimator: Any) -> bool:
+    """Whether an estimator of a pair is ``"drop"``: a pair the recipe skips (scikit-learn's voting and stacking)."""
+    return isinstance(estimator, str) and estimator == "drop"
+
+
 def _is_pair(item: Any) -> bool:
     return isinstance(item, tuple) and len(item) == 2 and isinstance(item[0], str)
 
@@ -121,5 +145,6 @@ class TrainedEstimators:
 
     @property
     def estimators_(self) -> list[Any]:
-        """The values of ``named_estimators_``, in its order."""
-        return list(self.named_estimators_.values())
+        """The trained models of ``named_estimators_``, in its order (without the ``"drop"`` of a dropped pair, as
+        scikit-learn's)."""
+        return [estimator for estimator in self.named_estimators_.values() if not dropped(estimator)]

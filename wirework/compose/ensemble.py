@@ -15,7 +15,7 @@ from wirework.graph.data import describe, take_rows, whole
 from wirework.graph.machines import Machine, machine
 from wirework.graph.nodes import Node, Source, node
 from wirework.compose import _ops
-from wirework.compose._named import NamedEstimators, TrainedEstimators
+from wirework.compose._named import NamedEstimators, TrainedEstimators, dropped
 from wirework.compose._routing import RoutedWeights
 from wirework.compose.composite import Composite, WeightedFit, check_weighted, learns_several_targets
 from wirework.compose.pipeline import _kind_of
@@ -291,7 +291,12 @@ class Average(NamedEstimators, TrainedEstimators, RoutedWeights, WeightedFit, Co
     Parameters
     ----------
     estimators : list of (str, estimator)
+        A model given as ``"drop"`` (also by ``set_params(<name>="drop")``)
+        is skipped, as in scikit-learn's voting; all of them dropped is a
+        ``GraphError``.
     weights : list of float, optional
+        One per pair of ``estimators``, dropped ones included (as
+        scikit-learn's).
     voting : {"soft", "hard"}, default="soft"
         How classifiers vote (regressors ignore it).
     cache : FitCache, optional
@@ -330,29 +335,45 @@ class Average(NamedEstimators, TrainedEstimators, RoutedWeights, WeightedFit, Co
 
     def _kind(self) -> str | None:
         try:
-            kinds = {_kind_of(e) for _, e in self._checked_pairs()}
+            kinds = {_kind_of(e) for _, e in self._live_pairs()}
         except Exception:
             return None
         return kinds.pop() if len(kinds) == 1 else None
 
     def _weight_routes(self) -> list[tuple[str, Any, str]]:
-        return [(name, estimator, "fit") for name, estimator in self._checked_pairs()]
+        return [(name, estimator, "fit") for name, estimator in self._live_pairs()]
 
     @property
     def named_estimators_(self) -> Bunch:
-        """The trained models, by name, in the order of ``estimators``."""
-        names = [name for name, _ in self._checked_pairs()]
-        return Bunch(**self._trained(names))
+        """The trained models, by name, in the order of ``estimators``; ``"drop"`` for a model dropped, as
+        scikit-learn's."""
+        return self._named_trained()
+
+    def _live_weights(self, owner: str) -> tuple[float, ...] | None:
+        """The weights of the estimators not dropped (``weights`` has one per pair, dropped or not, as
+        scikit-learn's), checked."""
+        pairs = self._checked_pairs()
+        weights = _weights(owner, self.weights, len(pairs))
+        if weights is None:
+            return None
+        live = tuple(w for w, (_, estimator) in zip(weights, pairs) if not dropped(estimator))
+        if sum(live) <= 0:
+            raise GraphError(
+                f"{owner}: the weights of the estimators not dropped must have a positive sum. Received: "
+                f"{self.weights!r} for {[name for name, _ in pairs]}, of which "
+                f"{[name for name, e in pairs if dropped(e)]} are dropped."
+            )
+        return live
 
     def network(self, X: Source, y: Source | None = None, sample_weight: Source | None = None) -> Signature:
         owner = type(self).__name__
-        estimators = self._checked_pairs()
+        estimators = self._live_pairs()
         if y is None:
             raise GraphError(f"{owner} needs a target: call fit(X, y).")
         kinds = sorted({str(_kind_of(e)) for _, e in estimators})
         if len(kinds) > 1:
             raise GraphError(f"{owner}: the estimators must all be regressors or all classifiers. Received kinds {kinds}.")
-        weights = _weights(owner, self.weights, len(estimators))
+        weights = self._live_weights(owner)
         classifier = kinds == ["classifier"]
         if self.voting not in ("soft", "hard"):
             raise GraphError(f"{owner}: voting must be 'soft' or 'hard'. Received: {self.voting!r}.")

@@ -16,7 +16,7 @@ from wirework.graph.data import describe
 from wirework.graph.machines import Machine, machine, scores_with_a_target
 from wirework.graph.nodes import Node, Source, node
 from wirework.compose import _ops
-from wirework.compose._named import NamedEstimators, _VisualBlock
+from wirework.compose._named import NamedEstimators, _VisualBlock, dropped
 from wirework.compose._routing import RoutedWeights
 from wirework.compose.composite import (
     _KIND_MIXINS,
@@ -148,6 +148,13 @@ class Pipeline(NamedEstimators, RoutedWeights, WeightedFit, Composite):
 
     def _live_steps(self) -> list[tuple[str, Any]]:
         steps = self._checked_pairs()
+        for name, step in steps:
+            if dropped(step):
+                raise ArgumentError(
+                    f"Pipeline: step {name!r} is 'drop', which a pipeline does not take (scikit-learn's voting and "
+                    "stacking estimators skip such an estimator). Skip a step with 'passthrough' or None, as in "
+                    "scikit-learn's Pipeline."
+                )
         return [(name, step) for name, step in steps if not _skipped(step)]
 
     def _last_step(self) -> Any:

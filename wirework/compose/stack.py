@@ -37,7 +37,9 @@ class Stack(NamedEstimators, TrainedEstimators, RoutedWeights, WeightedFit, Comp
     Parameters
     ----------
     estimators : list of (str, estimator)
-        The base learners.
+        The base learners. A learner given as ``"drop"`` (also by
+        ``set_params(<name>="drop")``) is skipped, as in scikit-learn's
+        stacking; all of them dropped is a ``GraphError``.
     final_estimator : estimator
         Learns from the base learners' predictions. Its kind (regressor or
         classifier) is the stack's.
@@ -181,7 +183,7 @@ class Stack(NamedEstimators, TrainedEstimators, RoutedWeights, WeightedFit, Comp
         """
         self._ready()
         inputs = self._input_names(input_features)
-        estimators = self._checked_pairs()
+        estimators = self._live_pairs()
         classifier = self._kind() == "classifier"
         n_classes = len(self.classes_) if classifier else 1
         labels = self._labels(estimators, self._suffix(self.levels))
@@ -205,17 +207,17 @@ class Stack(NamedEstimators, TrainedEstimators, RoutedWeights, WeightedFit, Comp
     @property
     def named_estimators_(self) -> Bunch:
         """The base learners trained on all rows (those that predict), by name (``<name>_level<k>``
-        when ``levels > 1``), level by level, each level in the order of ``estimators``."""
-        names = [name for name, _ in self._checked_pairs()]
+        when ``levels > 1``), level by level, each level in the order of ``estimators``; ``"drop"`` for a
+        learner dropped, as scikit-learn's."""
         levels = range(1, self.levels + 1) if whole(self.levels) and self.levels > 1 else [1]
-        return Bunch(**self._trained([f"{name}{self._suffix(level)}" for level in levels for name in names]))
+        return self._named_trained(tuple(self._suffix(level) for level in levels))
 
     def _weight_routes(self) -> list[tuple[str, Any, str]]:
-        return [*((name, e, "fit") for name, e in self._checked_pairs()), ("final_estimator", self.final_estimator, "fit")]
+        return [*((name, e, "fit") for name, e in self._live_pairs()), ("final_estimator", self.final_estimator, "fit")]
 
     def network(self, X: Source, y: Source | None = None, sample_weight: Source | None = None) -> Signature:
         owner = type(self).__name__
-        estimators = self._checked_pairs()
+        estimators = self._live_pairs()
         if y is None:
             raise GraphError(f"{owner} needs a target: call fit(X, y).")
         routed = self._routed_weights()
