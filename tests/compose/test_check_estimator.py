@@ -3,7 +3,8 @@
 from importlib.util import find_spec
 
 import pytest
-from sklearn.base import ClassifierMixin, RegressorMixin, TransformerMixin, clone
+from sklearn.base import ClassifierMixin, ClusterMixin, RegressorMixin, TransformerMixin, clone
+from sklearn.cluster import KMeans
 from sklearn.decomposition import PCA
 from sklearn.linear_model import LogisticRegression, Ridge
 from sklearn.preprocessing import PolynomialFeatures, StandardScaler
@@ -57,6 +58,19 @@ class Reduce(TransformerMixin, ww.Composite):
         return ww.Signature(transform=pca.transform(scaled.transform(X)))
 
 
+class Clusters(ClusterMixin, ww.Composite):
+    """A user-defined clusterer composite: scikit-learn's clustering checks read its labels_."""
+
+    def __init__(self, n_clusters=3, random_state=None):
+        self.n_clusters = n_clusters
+        self.random_state = random_state
+
+    def network(self, X, y=None):
+        Z = ww.machine(StandardScaler(), X).transform(X)
+        kmeans = KMeans(self.n_clusters, n_init=2, random_state=self.random_state)
+        return ww.Signature(predict=ww.machine(kmeans, Z).predict(Z))
+
+
 ESTIMATORS = [
     ww.Pipeline([("scale", StandardScaler()), ("ridge", Ridge())]),
     ww.Pipeline([("scale", StandardScaler()), ("logistic", LogisticRegression())]),
@@ -77,6 +91,7 @@ ESTIMATORS = [
     ww.Pipeline([("scale", StandardScaler()), ("tree", DecisionTreeClassifier(max_depth=3, random_state=0))]),
     ww.Average([("lr", LogisticRegression()), ("tree", DecisionTreeClassifier(max_depth=3, random_state=0))], voting="hard"),
     ww.Bagging(Ridge(), n_estimators=3, max_features=0.8, bootstrap=False, random_state=0),
+    Clusters(),
 ]
 
 _BOOTSTRAP = (
@@ -128,7 +143,7 @@ def test_kinds_are_declared():
     kinds = [e.__sklearn_tags__().estimator_type for e in ESTIMATORS]
     assert kinds == ["regressor", "classifier", "regressor", None, "regressor", "regressor", "classifier", "regressor",
                      "regressor", "classifier", "regressor", "classifier", "regressor", "classifier", None,
-                     "regressor", "classifier", "classifier", "regressor"]
+                     "regressor", "classifier", "classifier", "regressor", "clusterer"]
     several = [e.__sklearn_tags__().target_tags.multi_output for e in ESTIMATORS]  # scikit-learn's checks follow it
     assert [k for k, multi in enumerate(several) if multi] == [0, 2, 4, 8, 15, 16, 18]
     assert isinstance(ESTIMATORS[0], ww.Composite) and not isinstance(ESTIMATORS[0], RegressorMixin)

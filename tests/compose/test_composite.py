@@ -811,6 +811,58 @@ def test_a_clusterer_composite_fit_predicts_as_scikit_learn_s_kmeans(first):
     np.testing.assert_array_equal(clusters.predict(X), expected)
 
 
+class CountingClusterer(ClusterMixin, Counting):
+    """``Counting``, a clusterer as its tags say."""
+
+
+@pytest.mark.parametrize("first", [True, False], ids=["mixin-first", "composite-first"])
+def test_a_clusterer_composite_sets_labels_at_fit_as_scikit_learn_s_clusterers(first):
+    X = load_iris().data
+    clusters = _with_mixin(ClusterMixin, first, _scaled_clusters)(KMeans(3, n_init=2, random_state=0))
+    assert not hasattr(clusters, "labels_")
+    clusters.fit(X)
+    expected = KMeans(3, n_init=2, random_state=0).fit(StandardScaler().fit_transform(X)).labels_
+    np.testing.assert_array_equal(clusters.labels_, expected)
+    assert clusters.labels_.dtype == expected.dtype
+    np.testing.assert_array_equal(clusters.fit_predict(X), clusters.labels_)
+    clusters.set_params(model=KMeans(2, n_init=2, random_state=0)).fit(X[:100])  # refit: the new labels
+    np.testing.assert_array_equal(
+        clusters.labels_, KMeans(2, n_init=2, random_state=0).fit(StandardScaler().fit_transform(X[:100])).labels_
+    )
+
+
+def test_a_pipeline_ending_in_a_clusterer_has_the_labels_scikit_learn_s_last_step_has():
+    X = load_iris().data
+    steps = [("scale", StandardScaler()), ("kmeans", KMeans(3, n_init=2, random_state=0))]
+    ours = ww.Pipeline([(name, clone(step)) for name, step in steps]).fit(X)
+    theirs = Pipeline(steps).fit(X)
+    assert not hasattr(theirs, "labels_")  # scikit-learn's Pipeline leaves them to its last step
+    np.testing.assert_array_equal(ours.labels_, theirs[-1].labels_)
+    ours.set_params(kmeans=Ridge()).fit(X, X[:, 0])  # no longer a clusterer: no labels left
+    assert not hasattr(ours, "labels_")
+
+
+def test_labels_cost_one_prediction_of_the_training_data_and_nothing_for_other_kinds():
+    X = load_iris().data
+    clusters = ww.Pipeline([("scale", StandardScaler()), ("kmeans", CountingClusterer(KMeans(3, n_init=2, random_state=0), tag="k"))])
+    clusters.fit(X)
+    assert Counting.events.count(("k", "predict")) == 1
+    Counting.events.clear()
+    np.testing.assert_array_equal(clusters.fit_predict(X), clusters.labels_)  # the same value, not computed again
+    assert Counting.events == []
+    regress = ww.Pipeline([("scale", StandardScaler()), ("ridge", Counting(Ridge(), tag="ridge"))]).fit(X, X[:, 0])
+    assert Counting.events == [("ridge", "fit")] and not hasattr(regress, "labels_")
+
+
+def test_a_failed_fit_leaves_no_labels():
+    X = load_iris().data
+    clusters = ww.Pipeline([("scale", StandardScaler()), ("kmeans", KMeans(3, n_init=2, random_state=0))]).fit(X)
+    clusters.set_params(kmeans__n_clusters=1000)
+    with pytest.raises(ww.MachineFitError, match="n_samples=150 should be >= n_clusters=1000"):
+        clusters.fit(X)
+    assert not hasattr(clusters, "labels_")
+
+
 @pytest.mark.parametrize("first", [True, False], ids=["mixin-first", "composite-first"])
 def test_an_outlier_detector_composite_fit_predicts_as_scikit_learn_s(first):
     X = load_breast_cancer().data

@@ -451,6 +451,7 @@ def test_fit_predict_gives_the_predictions_on_the_training_output_as_scikit_lear
     labels = ours.fit_predict(bands, y)  # the clusters of the cross-fitted encodings KMeans trained on
     np.testing.assert_array_equal(labels, SkPipeline([(name, clone(step)) for name, step in steps]).fit_predict(bands, y))
     np.testing.assert_array_equal(labels, ours.fitted_params_()["kmeans"].labels_)
+    np.testing.assert_array_equal(ours.fit(bands, y).labels_, labels)  # fit: the same training labels
     assert (labels != ours.predict(bands)).sum() > 0  # new data: encoded by the encoder fitted on all rows
 
 

@@ -239,6 +239,11 @@ class Composite(_SetOutputMixin, BaseEstimator, auto_wrap_output_keys=None):
     classes_ : ndarray or list of ndarray
         For classifiers: the class labels seen in ``fit`` (one array per
         target when ``y`` has several columns).
+    labels_ : ndarray
+        For clusterers (``ClusterMixin``, or a pipeline ending in a
+        clusterer) that predict: the ``predict`` output's value on the
+        training data, as scikit-learn's clusterers set it at ``fit``
+        (what :meth:`fit_predict` returns).
 
     Examples
     --------
@@ -265,7 +270,8 @@ class Composite(_SetOutputMixin, BaseEstimator, auto_wrap_output_keys=None):
         ``TransformerMixin.fit_transform`` (fit, then transform: not the
         training output) and ``set_output`` (no check of the value) before
         ``Composite``'s; ``ClusterMixin.fit_predict`` returns ``labels_``,
-        which a composite does not set. Each such method is set on ``cls``
+        which only a clusterer whose network predicts sets (the composite's
+        ``fit_predict`` exists exactly then). Each such method is set on ``cls``
         to the one the nearest composite class in its MRO defines. Class
         creation only: nothing is added to ``fit`` or ``predict``.
 
@@ -705,6 +711,7 @@ class Composite(_SetOutputMixin, BaseEstimator, auto_wrap_output_keys=None):
             built.w.rebind(sample_weight, fingerprint=data[2])
         if data != built.data:
             built.store.clear()
+        labels = None
         try:
             fit_pass(
                 built.roots,
@@ -718,10 +725,12 @@ class Composite(_SetOutputMixin, BaseEstimator, auto_wrap_output_keys=None):
             self.report_values_ = {name: run.value(node) for name, node in built.signature.report.items()}
             for operation in values or ():
                 values[operation] = run.value(built.signature[operation])
+            if built.kind == "clusterer" and "predict" in built.signature:  # scikit-learn's clusterers: labels_
+                labels = values["predict"] if values and "predict" in values else run.value(built.signature["predict"])
         except BaseException as error:
             # The machines that trained stay trained and the next fit resumes from the failed one, but the
             # network is now partly retrained: it must not predict until a fit succeeds.
-            for name in ("network_", "report_values_"):
+            for name in ("network_", "report_values_", "labels_"):
                 self.__dict__.pop(name, None)
             self.machines_ = built.machines  # their reports say what failed
             self._failed = f"{kind_name(error)}: {error}".split("\n")[0]
@@ -740,8 +749,13 @@ class Composite(_SetOutputMixin, BaseEstimator, auto_wrap_output_keys=None):
         self.__dict__.pop("_failed", None)
         if built.kind == "classifier" and y is not None:
             self.classes_ = _classes(y)
+            self.__dict__.pop("labels_", None)
         else:  # no longer a classifier: no classes left from an earlier fit
             self.__dict__.pop("classes_", None)
+            if built.kind == "clusterer" and "predict" in built.signature:
+                self.labels_ = labels
+            else:  # nor labels, unless a clusterer that predicts
+                self.__dict__.pop("labels_", None)
         return self
 
     # -- operations ------------------------------------------------------------
