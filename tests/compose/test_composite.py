@@ -15,6 +15,8 @@ from sklearn.base import (
     ClassifierMixin,
     ClusterMixin,
     DensityMixin,
+    MetaEstimatorMixin,
+    MultiOutputMixin,
     OutlierMixin,
     RegressorMixin,
     TransformerMixin,
@@ -30,6 +32,8 @@ from sklearn.model_selection import GridSearchCV, KFold, cross_val_score
 from sklearn.neighbors import KernelDensity
 from sklearn.pipeline import Pipeline, make_pipeline
 from sklearn.preprocessing import StandardScaler, TargetEncoder
+from sklearn.utils import get_tags
+from sklearn.utils.estimator_checks import check_mixin_order
 from sklearn.utils.validation import check_is_fitted
 
 import wirework as ww
@@ -747,17 +751,16 @@ def test_pandas_nullable_labels_give_classes_of_the_dtype_the_models_predict(lab
     assert pipe.classes_.dtype == pipe.predict(X[:3]).dtype == np.float64
 
 
-# -- scikit-learn's kind mixins, in either order ------------------------------------------------------------------
+# -- scikit-learn's kind mixins, written first ---------------------------------------------------------------------
 
 
-def _with_mixin(mixin, first, network):
-    """A composite class declared by ``mixin``, written before ``ww.Composite`` (``first``) or after it."""
-    bases = (mixin, ww.Composite) if first else (ww.Composite, mixin)
+def _with_mixin(mixin, network):
+    """A composite class declared by ``mixin``, written before ``ww.Composite`` (scikit-learn's rule)."""
 
     def __init__(self, model=None):
         self.model = model
 
-    return type(f"{mixin.__name__}Composite", bases, {"__init__": __init__, "network": network})
+    return type(f"{mixin.__name__}Composite", (mixin, ww.Composite), {"__init__": __init__, "network": network})
 
 
 def _scaled_clusters(self, X, y=None):
@@ -778,16 +781,53 @@ def _density(self, X, y=None):
     return ww.Signature(score=ww.machine(self.model, X, name="density").score(X))
 
 
-@pytest.mark.parametrize("first", [True, False], ids=["mixin-first", "composite-first"])
-@pytest.mark.parametrize(
-    "mixin", [ClassifierMixin, RegressorMixin, TransformerMixin, ClusterMixin, OutlierMixin, DensityMixin],
-    ids=lambda mixin: mixin.__name__,
-)
-def test_the_methods_a_kind_mixin_shares_with_composite_are_the_composite_s_in_either_order(mixin, first):
-    kind = _with_mixin(mixin, first, _encoded)
+KIND_MIXINS = [ClassifierMixin, RegressorMixin, TransformerMixin, ClusterMixin, OutlierMixin, DensityMixin]
+
+
+@pytest.mark.parametrize("mixin", KIND_MIXINS, ids=lambda mixin: mixin.__name__)
+def test_the_methods_a_kind_mixin_shares_with_composite_are_the_composite_s(mixin):
+    kind = _with_mixin(mixin, _encoded)
     for name in ("score", "fit_transform", "fit_predict", "set_output"):
         assert inspect.getattr_static(kind, name) is inspect.getattr_static(ww.Composite, name), name
     assert isinstance(kind(), mixin)  # the kind is still declared: its tags
+
+
+LATE_MIXINS = [m for m in (*KIND_MIXINS, MultiOutputMixin, MetaEstimatorMixin) if m is not TransformerMixin]
+
+
+@pytest.mark.parametrize("mixin", LATE_MIXINS, ids=lambda mixin: mixin.__name__)
+def test_a_mixin_after_the_composite_is_refused_with_the_order_scikit_learn_s_rule_asks_for(mixin):
+    with pytest.raises(AssertionError, match=f"(?s)wrong order.*{mixin.__name__} comes before/left side of BaseEstimator"):
+        check_mixin_order("Late", type("Late", (BaseEstimator, mixin), {})())  # scikit-learn's rule for its own
+    message = (
+        rf"Late lists {mixin.__name__} after Composite, so scikit-learn would not read what it declares: .*"
+        rf"Put the mixin first, as scikit-learn's rule is \(check_estimator's check_mixin_order\): "
+        rf"class Late\({mixin.__name__}, Composite\)\."
+    )
+    with pytest.raises(ww.ArgumentError, match=message) as caught:
+        type("Late", (ww.Composite, mixin), {"network": _encoded})
+    assert isinstance(caught.value, TypeError)
+
+
+def test_the_refusal_names_the_bases_to_move_first_for_a_recipe_or_a_mixin_of_one_s_own():
+    class Declares(OutlierMixin):
+        """A user's mixin, deriving from scikit-learn's."""
+
+    with pytest.raises(ww.ArgumentError, match=r"Late lists ClusterMixin after Pipeline.*class Late\(ClusterMixin, Pipeline\)"):
+        type("Late", (ww.Pipeline, ClusterMixin), {})
+    with pytest.raises(ww.ArgumentError, match=r"OutlierMixin after Composite.*class Late\(Declares, Composite, Extra\)"):
+        type("Late", (ww.Composite, Declares, type("Extra", (), {})), {"network": _outliers})
+    detector = type("Early", (Declares, ww.Composite), {"network": _outliers})  # first: an outlier detector
+    assert get_tags(detector()).estimator_type == "outlier_detector"
+
+
+def test_transformer_mixin_after_the_composite_still_comes_before_base_estimator_and_is_taken():
+    # TransformerMixin derives from scikit-learn's _SetOutputMixin, as Composite does: the MRO puts it before both
+    late = type("Late", (ww.Composite, TransformerMixin), {"__init__": lambda self, model=None: setattr(self, "model", model),
+                                                           "network": _encoded})
+    check_mixin_order("Late", late())  # scikit-learn's rule holds
+    assert get_tags(late()).transformer_tags is not None
+    assert inspect.getattr_static(late, "fit_transform") is inspect.getattr_static(ww.Composite, "fit_transform")
 
 
 def test_a_composite_s_own_methods_and_a_recipe_s_are_not_replaced_by_a_mixin():
@@ -802,10 +842,9 @@ def test_a_composite_s_own_methods_and_a_recipe_s_are_not_replaced_by_a_mixin():
     assert inspect.getattr_static(Piped, "set_output") is inspect.getattr_static(ww.Pipeline, "set_output")
 
 
-@pytest.mark.parametrize("first", [True, False], ids=["mixin-first", "composite-first"])
-def test_a_clusterer_composite_fit_predicts_as_scikit_learn_s_kmeans(first):
+def test_a_clusterer_composite_fit_predicts_as_scikit_learn_s_kmeans():
     X = load_iris().data
-    clusters = _with_mixin(ClusterMixin, first, _scaled_clusters)(KMeans(3, n_init=2, random_state=0))
+    clusters = _with_mixin(ClusterMixin, _scaled_clusters)(KMeans(3, n_init=2, random_state=0))
     expected = KMeans(3, n_init=2, random_state=0).fit_predict(StandardScaler().fit_transform(X))
     np.testing.assert_array_equal(clusters.fit_predict(X), expected)
     np.testing.assert_array_equal(clusters.predict(X), expected)
@@ -815,10 +854,9 @@ class CountingClusterer(ClusterMixin, Counting):
     """``Counting``, a clusterer as its tags say."""
 
 
-@pytest.mark.parametrize("first", [True, False], ids=["mixin-first", "composite-first"])
-def test_a_clusterer_composite_sets_labels_at_fit_as_scikit_learn_s_clusterers(first):
+def test_a_clusterer_composite_sets_labels_at_fit_as_scikit_learn_s_clusterers():
     X = load_iris().data
-    clusters = _with_mixin(ClusterMixin, first, _scaled_clusters)(KMeans(3, n_init=2, random_state=0))
+    clusters = _with_mixin(ClusterMixin, _scaled_clusters)(KMeans(3, n_init=2, random_state=0))
     assert not hasattr(clusters, "labels_")
     clusters.fit(X)
     expected = KMeans(3, n_init=2, random_state=0).fit(StandardScaler().fit_transform(X)).labels_
@@ -863,19 +901,17 @@ def test_a_failed_fit_leaves_no_labels():
     assert not hasattr(clusters, "labels_")
 
 
-@pytest.mark.parametrize("first", [True, False], ids=["mixin-first", "composite-first"])
-def test_an_outlier_detector_composite_fit_predicts_as_scikit_learn_s(first):
+def test_an_outlier_detector_composite_fit_predicts_as_scikit_learn_s():
     X = load_breast_cancer().data
-    detector = _with_mixin(OutlierMixin, first, _outliers)(IsolationForest(n_estimators=20, random_state=0))
+    detector = _with_mixin(OutlierMixin, _outliers)(IsolationForest(n_estimators=20, random_state=0))
     expected = IsolationForest(n_estimators=20, random_state=0).fit_predict(X)
     np.testing.assert_array_equal(detector.fit_predict(X), expected)
 
 
-@pytest.mark.parametrize("first", [True, False], ids=["mixin-first", "composite-first"])
-def test_a_transformer_composite_fit_transforms_its_training_output_and_checks_set_output(first):
+def test_a_transformer_composite_fit_transforms_its_training_output_and_checks_set_output():
     rng = np.random.RandomState(0)
     X, y = rng.randint(0, 5, size=(200, 2)), rng.rand(200)
-    encoder = _with_mixin(TransformerMixin, first, _encoded)(TargetEncoder(cv=KFold(5)))
+    encoder = _with_mixin(TransformerMixin, _encoded)(TargetEncoder(cv=KFold(5)))
     expected = TargetEncoder(cv=KFold(5)).fit_transform(X, y)  # cross-fitted: not fit(X, y).transform(X)
     np.testing.assert_array_equal(encoder.fit_transform(X, y), expected)
     assert not np.allclose(encoder.transform(X), expected)
@@ -884,10 +920,9 @@ def test_a_transformer_composite_fit_transforms_its_training_output_and_checks_s
     assert "_sklearn_output_config" not in encoder.__dict__
 
 
-@pytest.mark.parametrize("first", [True, False], ids=["mixin-first", "composite-first"])
-def test_a_density_composite_scores_by_its_network(first):
+def test_a_density_composite_scores_by_its_network():
     X = load_iris().data
-    density = _with_mixin(DensityMixin, first, _density)(KernelDensity())
+    density = _with_mixin(DensityMixin, _density)(KernelDensity())
     assert density.fit(X).score(X) == KernelDensity().fit(X).score(X)
 
 

@@ -23,9 +23,14 @@ import pandas as pd
 import scipy.sparse as sp
 from sklearn.base import (
     BaseEstimator,
+    BiclusterMixin,
     ClassifierMixin,
+    ClassNamePrefixFeaturesOutMixin,
     ClusterMixin,
     DensityMixin,
+    MetaEstimatorMixin,
+    MultiOutputMixin,
+    OneToOneFeatureMixin,
     OutlierMixin,
     RegressorMixin,
     TransformerMixin,
@@ -214,12 +219,13 @@ class Composite(_SetOutputMixin, BaseEstimator, auto_wrap_output_keys=None):
     Subclasses implement :meth:`network`; their ``__init__`` stores each
     argument unchanged (scikit-learn's rule). Mix in ``RegressorMixin``,
     ``ClassifierMixin``, ``TransformerMixin``, ``ClusterMixin``,
-    ``OutlierMixin`` or ``DensityMixin`` (before ``Composite``, as
-    scikit-learn advises) to declare what the composite is, or override
-    :meth:`_kind`. The methods those mixins define and a composite defines
-    too (``score``, ``fit_transform``, ``fit_predict``, ``set_output``)
-    are the composite's in either order: its subclasses are given them back
-    when they are created.
+    ``OutlierMixin`` or ``DensityMixin`` before ``Composite`` (scikit-learn's
+    rule: written after it, a mixin's tags would be lost, so such a class is
+    refused when it is created, an ``ArgumentError``) to declare what the
+    composite is, or override :meth:`_kind`. The methods those mixins define
+    and a composite defines too (``score``, ``fit_transform``,
+    ``fit_predict``, ``set_output``) are the composite's all the same: its
+    subclasses are given them back when they are created.
 
     Operations (``predict``, ``predict_proba``, ``predict_log_proba``,
     ``decision_function``, ``score_samples``, ``transform``,
@@ -264,7 +270,14 @@ class Composite(_SetOutputMixin, BaseEstimator, auto_wrap_output_keys=None):
     """
 
     def __init_subclass__(cls, **kwargs: Any) -> None:
-        """Give ``cls`` the composite's own methods where one of scikit-learn's kind mixins comes first.
+        """Refuse a scikit-learn mixin written after the composite; give ``cls`` the composite's own methods,
+        which the mixins written first would hide.
+
+        A mixin after ``Composite`` (``class C(ww.Composite, OutlierMixin)``)
+        comes after ``BaseEstimator`` in the MRO, whose tags start afresh, so
+        what the mixin declares (an outlier detector, say) would be lost:
+        that is an ``ArgumentError`` (a ``TypeError``) saying to put it
+        first, scikit-learn's rule (its ``check_mixin_order``).
 
         ``class Enc(TransformerMixin, ww.Composite)`` would otherwise find
         ``TransformerMixin.fit_transform`` (fit, then transform: not the
@@ -282,6 +295,7 @@ class Composite(_SetOutputMixin, BaseEstimator, auto_wrap_output_keys=None):
         transformers), so the method set here stays unwrapped.
         """
         super().__init_subclass__(**kwargs)  # scikit-learn's: set_output wrapping, metadata requests
+        _check_mixin_order(cls)
         for name in _SHADOWED:
             owner = next(k for k in cls.__mro__ if name in k.__dict__)
             if owner in _KIND_MIXIN_CLASSES:
@@ -1079,6 +1093,32 @@ _KIND_MIXIN_CLASSES = (
 _SHADOWED = tuple(
     sorted({name for mixin in _KIND_MIXIN_CLASSES for name in vars(mixin) if not name.startswith("_") and name in vars(Composite)})
 )
+
+#: scikit-learn's mixins that must come before ``BaseEstimator`` in an estimator's MRO (the order its
+#: ``check_mixin_order`` checks): their ``__sklearn_tags__`` run only there.
+_BEFORE_BASE = (
+    ClassifierMixin, RegressorMixin, ClusterMixin, TransformerMixin, BiclusterMixin, OneToOneFeatureMixin,
+    ClassNamePrefixFeaturesOutMixin, DensityMixin, OutlierMixin, MetaEstimatorMixin, MultiOutputMixin,
+)
+
+
+def _check_mixin_order(cls: type) -> None:
+    """Raise unless each of scikit-learn's mixins ``cls`` derives from comes before ``BaseEstimator`` in its MRO."""
+    mro = cls.__mro__
+    late = [mixin for mixin in _BEFORE_BASE if mixin in mro and mro.index(mixin) > mro.index(BaseEstimator)]
+    if not late:
+        return
+    names = " and ".join(mixin.__name__ for mixin in late)
+    composite = next(base for base in cls.__bases__ if issubclass(base, Composite))
+    first = [base for base in cls.__bases__ if not issubclass(base, BaseEstimator) and issubclass(base, tuple(late))]
+    order = ", ".join(base.__name__ for base in [*first, *(base for base in cls.__bases__ if base not in first)])
+    raise ArgumentError(
+        f"{cls.__name__} lists {names} after {composite.__name__}, so scikit-learn would not read what it declares: "
+        f"in the MRO it comes after BaseEstimator ({composite.__name__} derives from it), whose tags ignore the "
+        "classes after it. Put the mixin first, as scikit-learn's rule is (check_estimator's check_mixin_order): "
+        f"class {cls.__name__}({order})."
+    )
+
 
 #: The containers ``set_output`` offers (scikit-learn's).
 _OUTPUTS = frozenset({"default", "pandas", "polars"})
