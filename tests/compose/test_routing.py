@@ -80,18 +80,48 @@ def test_a_learner_that_takes_no_weights_trains_without_them_as_in_scikit_learn(
     assert gap(ours, StackingRegressor(*parts(), cv=KFold(3)).fit(X_DATA, Y_DATA, sample_weight=W_DATA)) <= 1e-10
 
 
-def test_a_stack_s_final_estimator_follows_its_request_too():
-    # scikit-learn 1.9's stacking hands its final estimator every fit parameter whatever its request; a declined
-    # request is kept here, as for every other component
-    stack = ww.Stack(
-        [("r", WeightedCounting(Ridge(), tag="r").set_fit_request(sample_weight=True))],
-        WeightedCounting(Ridge(), tag="final").set_fit_request(sample_weight=False),
-        cv=KFold(3),
-    ).fit(X_DATA, Y_DATA, sample_weight=W_DATA)
-    seen = dict(WeightedCounting.weights[-1:])
-    assert list(seen) == ["final"] and seen["final"] is None
-    assert all(w is not None for tag, w in WeightedCounting.weights if tag == "r")
-    assert stack.predict(X_DATA[:2]).shape == (2,)
+@pytest.mark.parametrize("request_", [True, False, None], ids=["requested", "declined", "unset"])
+def test_a_stack_s_final_estimator_gets_the_weights_whatever_its_request_as_scikit_learn_s(request_):
+    # scikit-learn 1.9's stacking routes its learners' metadata and hands its final estimator every fit parameter
+    def final():
+        return Ridge(alpha=3.0) if request_ is None else Ridge(alpha=3.0).set_fit_request(sample_weight=request_)
+
+    ours = ww.Stack(learners(True, True), final(), cv=KFold(3)).fit(X_DATA, Y_DATA, sample_weight=W_DATA)
+    theirs = StackingRegressor(learners(True, True), final(), cv=KFold(3)).fit(X_DATA, Y_DATA, sample_weight=W_DATA)
+    np.testing.assert_array_equal(ours.predict(X_DATA), theirs.predict(X_DATA))
+    counted = WeightedCounting(Ridge(), tag="final")
+    ww.Stack(learners(True, True), counted if request_ is None else counted.set_fit_request(sample_weight=request_),
+             cv=KFold(3)).fit(X_DATA, Y_DATA, sample_weight=W_DATA)
+    assert [tag for tag, _ in WeightedCounting.weights] == ["final"]
+    np.testing.assert_array_equal(WeightedCounting.weights[0][1], W_DATA)
+
+
+def test_a_classifier_stack_s_final_estimator_that_declines_gets_the_weights_as_scikit_learn_s():
+    X, y = load_breast_cancer(return_X_y=True)
+    X = (X - X.mean(axis=0)) / X.std(axis=0)
+    w = np.random.RandomState(1).uniform(0.1, 3.0, len(y))
+
+    def parts():
+        base = [("tree", DecisionTreeClassifier(max_depth=3, random_state=0).set_fit_request(sample_weight=True))]
+        return base, LogisticRegression(max_iter=5000).set_fit_request(sample_weight=False)
+
+    ours = ww.Stack(*parts(), cv=StratifiedKFold(5)).fit(X, y, sample_weight=w)
+    theirs = StackingClassifier(*parts(), cv=StratifiedKFold(5)).fit(X, y, sample_weight=w)
+    assert gap(ours, theirs, "predict_proba", X) <= 1e-10
+
+
+def test_a_stack_refuses_weights_only_its_final_estimator_would_take_as_scikit_learn_s_does():
+    def parts():
+        return learners(False, False), Ridge().set_fit_request(sample_weight=True)
+
+    with pytest.raises(TypeError, match=r"StackingRegressor.fit got unexpected argument\(s\) \{'sample_weight'\}"):
+        StackingRegressor(*parts(), cv=KFold(3)).fit(X_DATA, Y_DATA, sample_weight=W_DATA)
+    with pytest.raises(ww.ArgumentError, match=r"Stack.fit got unexpected argument\(s\) \{'sample_weight'\}, which are not routed"):
+        ww.Stack(*parts(), cv=KFold(3)).fit(X_DATA, Y_DATA, sample_weight=W_DATA)
+    with pytest.raises(TypeError, match="unexpected keyword argument 'sample_weight'"):  # a final that takes none
+        StackingRegressor(learners(True, True), KNeighborsRegressor(), cv=KFold(3)).fit(X_DATA, Y_DATA, sample_weight=W_DATA)
+    with pytest.raises(ww.ArgumentError, match=r"Stack: final_estimator \(KNeighborsRegressor\) takes no sample_weight"):
+        ww.Stack(learners(True, True), KNeighborsRegressor(), cv=KFold(3)).fit(X_DATA, Y_DATA, sample_weight=W_DATA)
 
 
 def test_a_pipeline_weights_the_steps_that_request_them_as_scikit_learn_s():
@@ -197,7 +227,7 @@ def test_weights_the_network_cannot_take_are_refused_clearly():
         Pipeline(pipe.steps).fit(X_DATA, Y_DATA, w1=W_DATA, w2=W_DATA).predict(X_DATA),
     )
     nested = Pipeline([("s", StandardScaler().set_fit_request(sample_weight=False)), ("r", Ridge().set_fit_request(sample_weight="w"))])
-    stack = ww.Stack([("inner", nested)], Ridge().set_fit_request(sample_weight=True), cv=3)
+    stack = ww.Stack([("inner", nested), ("r", Ridge().set_fit_request(sample_weight=True))], Ridge(), cv=3)
     with pytest.raises(ww.ArgumentError, match=r"the metadata routed to 'inner' includes \['w'\]"):
         stack.fit(X_DATA, Y_DATA, sample_weight=W_DATA, w=W_DATA)
     with pytest.raises(ww.ArgumentError, match=r"Pipeline.fit got unexpected argument\(s\) \{'groups'\}"):
@@ -217,9 +247,10 @@ def test_a_nested_scikit_learn_pipeline_gets_the_weights_its_steps_request():
 
 def test_the_routing_describes_the_components_for_a_grid_search():
     assert not hasattr(ww.Pipeline([("r", Ridge())]), "set_fit_request")  # as scikit-learn's Pipeline: its steps request
-    routing = ww.Stack(learners(), Ridge().set_fit_request(sample_weight=True)).get_metadata_routing()
+    routing = ww.Stack(learners(), Ridge().set_fit_request(sample_weight=False)).get_metadata_routing()
     assert routing.consumes("fit", ["sample_weight"]) == {"sample_weight"}
-    assert str(routing).count("'fit': {'sample_weight'") == 3
+    assert str(routing).count("'fit': {'sample_weight'") == 2  # the learners: the final estimator is not routed
+    assert "final_estimator" not in str(routing)
 
     def steps():
         return [("s", StandardScaler().set_fit_request(sample_weight=True)), ("r", Ridge().set_fit_request(sample_weight=True))]

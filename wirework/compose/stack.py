@@ -82,7 +82,9 @@ class Stack(NamedEstimators, TrainedEstimators, RoutedWeights, WeightedFit, Comp
     its training rows' weights) and the final estimator with the weights,
     as scikit-learn's stacking does; the folds do not depend on them. With
     scikit-learn's metadata routing on, only the learners that request the
-    weights (``set_fit_request``) get them, the final estimator included.
+    weights (``set_fit_request``) get them, and the final estimator gets
+    those given as ``sample_weight=`` whatever its own request, as
+    scikit-learn's stacking hands it every fit parameter.
 
     Examples
     --------
@@ -213,7 +215,24 @@ class Stack(NamedEstimators, TrainedEstimators, RoutedWeights, WeightedFit, Comp
         return self._named_trained(tuple(self._suffix(level) for level in levels))
 
     def _weight_routes(self) -> list[tuple[str, Any, str]]:
-        return [*((name, e, "fit") for name, e in self._live_pairs()), ("final_estimator", self.final_estimator, "fit")]
+        """The learners, each reached from ``fit`` by its own ``fit``; not the final estimator, which scikit-learn's
+        stacking does not route (see :meth:`_fit_weights`)."""
+        return [(name, e, "fit") for name, e in self._live_pairs()]
+
+    def _fit_weights(self, sample_weight: Any, fit_params: dict[str, Any]) -> tuple[Any, tuple[str, ...] | None]:
+        """The weights, and under scikit-learn's metadata routing who gets them: the learners that request them,
+        and the final estimator whenever they were given as ``sample_weight=``, whatever its own request.
+
+        That is scikit-learn's stacking (1.9): its ``fit`` routes the learners'
+        metadata and hands the final estimator every fit parameter it was
+        given, so a final estimator that declines the weights, or never said,
+        trains on them all the same. Routing off: every component, as the
+        network decides.
+        """
+        weights, routes = super()._fit_weights(sample_weight, fit_params)
+        if routes is not None and sample_weight is not None:
+            routes = (*routes, "final_estimator")
+        return weights, routes
 
     def network(self, X: Source, y: Source | None = None, sample_weight: Source | None = None) -> Signature:
         owner = type(self).__name__
@@ -224,6 +243,8 @@ class Stack(NamedEstimators, TrainedEstimators, RoutedWeights, WeightedFit, Comp
         if sample_weight is not None and routed is None:
             for name, estimator in [*estimators, ("final_estimator", self.final_estimator)]:
                 check_weighted(owner, name if name == "final_estimator" else f"base learner {name!r}", estimator)
+        elif sample_weight is not None and "final_estimator" in routed:  # given, whatever its request: it must take them
+            check_weighted(owner, "final_estimator", self.final_estimator)
         if not whole(self.levels) or self.levels < 1:
             raise GraphError(f"{owner}: levels must be an int >= 1. Received: {self.levels!r}.")
         classifier = self._kind() == "classifier"
