@@ -19,6 +19,7 @@ from pathlib import Path
 
 import pytest
 import sklearn
+from threadpoolctl import threadpool_limits
 
 import wirework as ww
 
@@ -109,7 +110,7 @@ def _run(block: Block, namespace: dict) -> None:
 def test_examples(page, tmp_path, monkeypatch):
     monkeypatch.chdir(tmp_path)  # files the examples write (model.onnx) land here
     namespace = {"__name__": f"docs_{page.stem.lower()}"}
-    with ww.config_context(), sklearn.config_context():
+    with ww.config_context(), sklearn.config_context(), threadpool_limits(1):  # 2 shared cores: one inner thread
         for block in blocks(page):
             if block.skip is None:
                 _run(block, namespace)
