@@ -114,3 +114,27 @@ def test_examples(page, tmp_path, monkeypatch):
         for block in blocks(page):
             if block.skip is None:
                 _run(block, namespace)
+
+
+# -- every public name shows how it is used (STYLE: a runnable Examples section, run by --doctest-modules) --
+
+#: Public values that cannot carry a docstring of their own, and where they are documented instead.
+CONSTANTS = {"wirework.__version__": "the package metadata", "wirework.onnx.UNKNOWN_CODE": "wirework.onnx's docstring"}
+
+
+def _public() -> list[tuple[str, object]]:
+    import wirework.onnx
+
+    return [(f"{module.__name__}.{name}", getattr(module, name)) for module in (ww, wirework.onnx) for name in module.__all__]
+
+
+def test_every_public_name_has_an_examples_section():
+    lacking = [name for name, obj in _public() if name not in CONSTANTS and "Examples\n" not in (obj.__doc__ or "")]
+    assert not lacking, f"Public names without a numpydoc Examples section: {lacking}"
+
+
+def test_the_public_constants_are_documented_where_said():
+    import wirework.onnx
+
+    assert {name for name, obj in _public() if isinstance(obj, (str, int, float))} == set(CONSTANTS)
+    assert "``UNKNOWN_CODE``" in wirework.onnx.__doc__ and "ww.onnx.UNKNOWN_CODE" in wirework.onnx.__doc__

@@ -43,7 +43,14 @@ def setting(name: str) -> Any:
 
 
 def get_config() -> dict[str, Any]:
-    """A copy of the settings in force: ``cache`` (a ``FitCache`` or ``None``)."""
+    """A copy of the settings in force: ``cache`` (a ``FitCache`` or ``None``).
+
+    Examples
+    --------
+    >>> import wirework as ww
+    >>> ww.get_config()
+    {'cache': None}
+    """
     return dict(_current())
 
 
@@ -59,14 +66,38 @@ def _check(settings: dict[str, Any]) -> None:
 
 
 def set_config(**settings: Any) -> None:
-    """Change settings for the whole process (the current thread's block, inside ``config_context``)."""
+    """Change settings for the whole process (the current thread's block, inside ``config_context``).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> import wirework as ww
+    >>> from sklearn.linear_model import Ridge
+    >>> cache = ww.FitCache()
+    >>> ww.set_config(cache=cache)   # every fit from now on looks in this cache
+    >>> for _ in range(2):
+    ...     _ = ww.machine(Ridge(), np.eye(3), np.arange(3.0)).fit()
+    >>> cache.hits, cache.misses
+    (1, 1)
+    >>> ww.set_config(cache=None)    # back to the default
+    """
     _check(settings)
     _current().update(settings)
 
 
 @contextlib.contextmanager
 def config_context(**settings: Any) -> Iterator[None]:
-    """Change settings inside a ``with`` block (for the current thread), then restore them."""
+    """Change settings inside a ``with`` block (for the current thread), then restore them.
+
+    Examples
+    --------
+    >>> import wirework as ww
+    >>> with ww.config_context(cache=ww.FitCache()):
+    ...     type(ww.get_config()["cache"]).__name__
+    'FitCache'
+    >>> ww.get_config()["cache"] is None
+    True
+    """
     _check(settings)
     previous = _local.config
     _local.config = {**_current(), **settings}

@@ -31,7 +31,18 @@ __all__ = [
 
 
 class WireworkError(Exception):
-    """Root of every error raised on purpose by wirework."""
+    """Root of every error raised on purpose by wirework.
+
+    Examples
+    --------
+    >>> import wirework as ww
+    >>> from sklearn.linear_model import Ridge
+    >>> try:
+    ...     ww.machine(Ridge, [[0.0], [1.0]], [0.0, 1.0])   # the class, not a model
+    ... except ww.WireworkError as error:
+    ...     print(type(error).__name__, isinstance(error, TypeError))
+    ArgumentError True
+    """
 
 
 class GraphError(WireworkError, ValueError):
@@ -40,6 +51,19 @@ class GraphError(WireworkError, ValueError):
     Raised for disconnected or ambiguous sources, an operation called with the
     wrong number of nodes, a machine with the wrong number of training
     arguments, or an operation the model does not provide.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> import wirework as ww
+    >>> from sklearn.preprocessing import StandardScaler
+    >>> X = ww.source(np.eye(3), name="X")
+    >>> ww.machine(StandardScaler(), X).predict(X)
+    Traceback (most recent call last):
+        ...
+    wirework.errors.GraphError: StandardScaler has no predict() (in Machine (StandardScaler)). Operations it offers: transform, inverse_transform.
+    >>> issubclass(ww.GraphError, ValueError)
+    True
     """
 
 
@@ -47,21 +71,62 @@ class NotTrainedError(WireworkError, NotFittedError):
     """A machine's (or composite's) learned state was requested before training.
 
     Also scikit-learn's ``NotFittedError``, hence ``ValueError`` and ``AttributeError``.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> import wirework as ww
+    >>> from sklearn.linear_model import Ridge
+    >>> ww.machine(Ridge(), np.eye(3), np.arange(3.0)).fitted_model
+    Traceback (most recent call last):
+        ...
+    wirework.errors.NotTrainedError: Machine (Ridge) has not been trained yet. Call fit() on a node downstream of it, or on the machine.
     """
 
 
 class DataError(WireworkError, ValueError):
     """Data flowing through a network is inconsistent (for example, training
-    arguments with different numbers of rows, or a source holding no data)."""
+    arguments with different numbers of rows, or a source holding no data).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> import wirework as ww
+    >>> from sklearn.linear_model import Ridge
+    >>> ww.machine(Ridge(), np.eye(3), np.arange(4.0)).fit()
+    Traceback (most recent call last):
+        ...
+    wirework.errors.DataError: The training arguments of Machine (Ridge) have different numbers of rows: X has 3, y has 4. ...
+    """
 
 
 class ArgumentError(WireworkError, TypeError):
-    """An argument is neither a node nor data a network can hold."""
+    """An argument is neither a node nor data a network can hold.
+
+    Examples
+    --------
+    >>> import wirework as ww
+    >>> from sklearn.linear_model import Ridge
+    >>> ww.machine(Ridge, [[0.0], [1.0]], [0.0, 1.0])
+    Traceback (most recent call last):
+        ...
+    wirework.errors.ArgumentError: Expected a model instance. Received the class Ridge; pass an instance, Ridge().
+    """
 
 
 class ParameterError(WireworkError, ValueError):
     """``set_params`` got a name the estimator does not have, or nested into something without parameters;
-    or a setting (``set_output``, say) got a value it does not take."""
+    or a setting (``set_output``, say) got a value it does not take.
+
+    Examples
+    --------
+    >>> import wirework as ww
+    >>> from sklearn.linear_model import Ridge
+    >>> ww.Pipeline([("ridge", Ridge())]).set_params(ridge__alpah=1.0)
+    Traceback (most recent call last):
+        ...
+    wirework.errors.ParameterError: Invalid parameter ridge__alpah for Pipeline: 'ridge' holds sklearn.Ridge Ridge(), whose parameters are ['alpha', ...].
+    """
 
 
 class UnsetRequestError(WireworkError, UnsetMetadataPassedError):
@@ -71,6 +136,24 @@ class UnsetRequestError(WireworkError, UnsetMetadataPassedError):
     scikit-learn's own error for this (``UnsetMetadataPassedError``, a
     ``ValueError``), with its message: call the component's
     ``set_fit_request(sample_weight=True)`` or ``(sample_weight=False)``.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> import sklearn
+    >>> import wirework as ww
+    >>> from sklearn.linear_model import Ridge
+    >>> X, y, weights = np.eye(4), np.arange(4.0), np.ones(4)
+    >>> with sklearn.config_context(enable_metadata_routing=True):
+    ...     try:
+    ...         ww.Average([("a", Ridge()), ("b", Ridge())]).fit(X, y, sample_weight=weights)
+    ...     except ValueError as error:
+    ...         print(type(error).__name__)
+    UnsetRequestError
+    >>> with sklearn.config_context(enable_metadata_routing=True):
+    ...     ridge = Ridge().set_fit_request(sample_weight=True)
+    ...     ww.Average([("a", ridge), ("b", ridge)]).fit(X, y, sample_weight=weights).predict(X[:1]).round(3)
+    array([0.75])
     """
 
     def __reduce__(self):
@@ -83,21 +166,80 @@ def _unset_request_error(message: str, unrequested_params: dict, routed_params: 
 
 class StorageError(WireworkError, OSError):
     """A path cannot hold what was asked: a directory where a file is wanted (or the reverse), a directory
-    that does not exist, or the system refused to write (the system's error is chained as the cause)."""
+    that does not exist, or the system refused to write (the system's error is chained as the cause).
+
+    Examples
+    --------
+    >>> import wirework as ww
+    >>> from sklearn.linear_model import Ridge
+    >>> ww.save_onnx(Ridge(), "no_such_directory/model.onnx")
+    Traceback (most recent call last):
+        ...
+    wirework.errors.StorageError: save_onnx cannot write 'no_such_directory/model.onnx': the directory 'no_such_directory' does not exist. Create it first.
+    >>> issubclass(ww.StorageError, OSError)
+    True
+    """
 
 
 class ClusterError(WireworkError, OSError):
     """A Dask cluster cannot be reached: its scheduler's address does not answer (the system's or Dask's error
-    is chained as the cause)."""
+    is chained as the cause).
+
+    Examples
+    --------
+    >>> import dask
+    >>> import distributed   # loads its settings: ones first loaded inside dask.config.set are dropped at its end
+    >>> import numpy as np
+    >>> import wirework as ww
+    >>> from sklearn.linear_model import Ridge
+    >>> far = ww.DaskExecutor(address="tcp://127.0.0.1:1")   # nothing listens there
+    >>> with dask.config.set({"distributed.comm.timeouts.connect": "0.5s"}):
+    ...     ww.machine(Ridge(), np.eye(3), np.arange(3.0)).fit(executor=far, verbose=0)
+    Traceback (most recent call last):
+        ...
+    wirework.errors.ClusterError: executor=DaskExecutor(address='tcp://127.0.0.1:1') could not reach a Dask scheduler there: ...
+    >>> issubclass(ww.ClusterError, OSError)
+    True
+    """
 
 
 class UnavailableError(WireworkError, AttributeError):
     """A trained network cannot give what was asked of it: the names of output columns that no machine
-    names (``get_feature_names_out``), for instance. An ``AttributeError``, as scikit-learn raises there."""
+    names (``get_feature_names_out``), for instance. An ``AttributeError``, as scikit-learn raises there.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> import wirework as ww
+    >>> from sklearn.base import TransformerMixin
+    >>> from sklearn.preprocessing import StandardScaler
+    >>> class Doubled(TransformerMixin, ww.Composite):
+    ...     def __init__(self, scaler=None):
+    ...         self.scaler = scaler
+    ...     def network(self, X, y=None):   # the output is a static node, not a machine's
+    ...         return ww.Signature(transform=2 * ww.machine(self.scaler, X).transform(X))
+    >>> Doubled(StandardScaler()).fit(np.eye(3)).get_feature_names_out()
+    Traceback (most recent call last):
+        ...
+    wirework.errors.UnavailableError: Doubled.get_feature_names_out cannot name the columns of (2 * transform(m1, X)): ...
+    """
 
 
 class LazyNodeError(WireworkError, TypeError):
-    """An eager question (truth value, length, iteration) was asked of a lazy node."""
+    """An eager question (truth value, length, iteration) was asked of a lazy node.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> import wirework as ww
+    >>> X = ww.source(np.eye(2), name="X")
+    >>> len(X)
+    Traceback (most recent call last):
+        ...
+    wirework.errors.LazyNodeError: A node is lazy and has no length until it is called. Received a request for the length of X. ...
+    >>> len(X())
+    2
+    """
 
 
 class _MachineError(WireworkError, RuntimeError):
@@ -146,6 +288,20 @@ class MachineFitError(_MachineError):
     The original exception is chained as ``__cause__``; ``machine`` is the
     machine that failed. Machines that finished training before the failure
     stay trained, so the next ``fit`` resumes from there.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> import wirework as ww
+    >>> from sklearn.linear_model import Ridge
+    >>> X, y = np.array([[0.0], [np.nan]]), np.array([0.0, 1.0])
+    >>> try:
+    ...     ww.machine(Ridge(), X, y).fit()
+    ... except ww.MachineFitError as error:
+    ...     print(isinstance(error, ValueError), type(error.__cause__).__name__)
+    ...     print(error)
+    True ValueError
+    Machine (Ridge) failed to train (condition 1: never trained): ValueError: Input X contains NaN...
     """
 
 
@@ -156,6 +312,23 @@ class MachineApplyError(_MachineError):
     the machine; the error is also of the original's builtin class (a
     ``ValueError`` stays a ``ValueError``). Nothing is changed: the machine
     stays trained as it was.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> import wirework as ww
+    >>> from sklearn.linear_model import Ridge
+    >>> X = ww.source(np.array([[0.0], [1.0]]), name="X")
+    >>> yhat = ww.machine(Ridge(), X, np.array([0.0, 1.0])).predict(X).fit()
+    >>> try:
+    ...     yhat(np.array([[np.nan]]))
+    ... except ww.MachineApplyError as error:
+    ...     print(isinstance(error, ValueError))
+    ...     print(error)
+    True
+    Machine (Ridge) failed in predict() on numpy.ndarray of shape (1, 1): ValueError: Input X contains NaN...
+    >>> yhat(np.array([[1.0]])).round(3)   # still trained
+    array([0.667])
     """
 
 
@@ -168,19 +341,72 @@ class ExportError(WireworkError, ValueError):
     The message names what was received (the estimator class, the node, the
     split kind) and what to do instead. The exporter never falls back to an
     approximation silently.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> import wirework as ww
+    >>> from sklearn.neighbors import KNeighborsRegressor
+    >>> ww.to_onnx(KNeighborsRegressor(n_neighbors=1).fit(np.eye(2), [0.0, 1.0]))
+    Traceback (most recent call last):
+        ...
+    wirework.errors.ExportError: KNeighborsRegressor cannot be exported exactly: ...
     """
 
 
 class WireworkWarning(UserWarning):
-    """Root of every warning issued by wirework."""
+    """Root of every warning issued by wirework.
+
+    Examples
+    --------
+    >>> import warnings
+    >>> import wirework as ww
+    >>> issubclass(ww.FrozenMachineWarning, ww.WireworkWarning), issubclass(ww.WireworkWarning, UserWarning)
+    (True, True)
+    >>> with warnings.catch_warnings():
+    ...     warnings.simplefilter("ignore", ww.WireworkWarning)   # silences every wirework warning
+    """
 
 
 class FrozenMachineWarning(WireworkWarning):
-    """A frozen machine was skipped although its retraining rules asked for training."""
+    """A frozen machine was skipped although its retraining rules asked for training.
+
+    Examples
+    --------
+    >>> import warnings
+    >>> import numpy as np
+    >>> import wirework as ww
+    >>> from sklearn.linear_model import Ridge
+    >>> y = ww.source(np.arange(3.0), name="y")
+    >>> ridge = ww.machine(Ridge(), np.eye(3), y)
+    >>> ridge.fit().freeze()
+    machine(Ridge(), s1, y)
+    >>> y.data = np.arange(3.0) + 1   # condition 4, but the machine is frozen
+    >>> with warnings.catch_warnings(record=True) as caught:
+    ...     warnings.simplefilter("always")
+    ...     _ = ridge.fit()
+    >>> [warning.category.__name__ for warning in caught], ridge.report()["action"]
+    (['FrozenMachineWarning'], 'frozen')
+    """
 
 
 class FitCacheWarning(WireworkWarning):
-    """A fit cache could not store or read an entry; the fit went on without it (nothing is lost)."""
+    """A fit cache could not store or read an entry; the fit went on without it (nothing is lost).
+
+    Examples
+    --------
+    >>> import warnings
+    >>> import numpy as np
+    >>> import wirework as ww
+    >>> from sklearn.preprocessing import FunctionTransformer
+    >>> cache = ww.FitCache(max_bytes=10**6)   # measures each fit by pickling it
+    >>> doubling = FunctionTransformer(lambda x: 2 * x)   # a lambda cannot be pickled
+    >>> with warnings.catch_warnings(record=True) as caught:
+    ...     warnings.simplefilter("always")
+    ...     _ = ww.machine(doubling, np.eye(2)).fit(cache=cache)
+    >>> [warning.category.__name__ for warning in caught], cache.misses
+    (['FitCacheWarning'], 1)
+    """
 
 
 #: How much of another library's error message a wirework message quotes (the whole is its ``__cause__``).

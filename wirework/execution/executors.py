@@ -132,7 +132,18 @@ class _Ran:
 
 
 class SequentialExecutor(Executor):
-    """Fits one machine at a time in the calling thread (the default; easiest to debug)."""
+    """Fits one machine at a time in the calling thread (the default; easiest to debug).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> import wirework as ww
+    >>> from sklearn.linear_model import Ridge
+    >>> X, y = ww.source(np.eye(4), name="X"), ww.source(np.arange(4.0), name="y")
+    >>> yhat = ww.mean(*[ww.machine(Ridge(alpha=a), X, y).predict(X) for a in (1.0, 2.0)])
+    >>> yhat.fit(executor=ww.SequentialExecutor(), verbose=0)().round(3)   # as executor="sequential"
+    array([0.875, 1.292, 1.708, 2.125])
+    """
 
     name = "sequential"
 
@@ -156,7 +167,23 @@ class SequentialExecutor(Executor):
 
 
 class ThreadExecutor(Executor):
-    """Fits in a pool of threads (models that release the GIL: most of scikit-learn's heavy code)."""
+    """Fits in a pool of threads (models that release the GIL: most of scikit-learn's heavy code).
+
+    Parameters
+    ----------
+    n_jobs : int, optional
+        Threads of the pool (``None`` or -1: one per core).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> import wirework as ww
+    >>> from sklearn.linear_model import Ridge
+    >>> X, y = ww.source(np.eye(4), name="X"), ww.source(np.arange(4.0), name="y")
+    >>> yhat = ww.mean(*[ww.machine(Ridge(alpha=a), X, y).predict(X) for a in (1.0, 2.0)])
+    >>> yhat.fit(executor=ww.ThreadExecutor(n_jobs=2), verbose=0)().round(3)   # as executor="threads"
+    array([0.875, 1.292, 1.708, 2.125])
+    """
 
     name = "threads"
 
@@ -274,6 +301,27 @@ class ProcessExecutor(Executor):
     ``cross_val_score(n_jobs=2)``, or a daemonic process), where no process
     pool can start, fits run in ``n_jobs`` threads instead, as joblib's own
     nested parallel loops do (see :func:`_nested_instead`).
+
+    Parameters
+    ----------
+    n_jobs : int, optional
+        Worker processes (``None`` or -1: one per core).
+    mmap_bytes : int, default=1_000_000
+        Numpy training values of at least this many bytes are memory-mapped
+        from a temporary file instead of pickled with each job.
+
+    Examples
+    --------
+    A program that fits in worker processes starts its fits under
+    ``if __name__ == "__main__":`` (each worker imports its main module).
+
+    >>> import numpy as np
+    >>> import wirework as ww
+    >>> from sklearn.linear_model import Ridge
+    >>> X, y = ww.source(np.eye(4), name="X"), ww.source(np.arange(4.0), name="y")
+    >>> yhat = ww.mean(*[ww.machine(Ridge(alpha=a), X, y).predict(X) for a in (1.0, 2.0)])
+    >>> yhat.fit(executor=ww.ProcessExecutor(n_jobs=2), verbose=0)().round(3)   # as executor="processes"
+    array([0.875, 1.292, 1.708, 2.125])
     """
 
     name = "processes"
@@ -386,6 +434,21 @@ class DaskExecutor(Executor):
     scatter_bytes : int, default=1_000_000
         Training values larger than this are scattered to the cluster once
         per fit pass and shared by every fit that uses them.
+
+    Examples
+    --------
+    Here a cluster of one worker in this process; a real one runs elsewhere
+    (``DaskExecutor(address="tcp://scheduler:8786")``).
+
+    >>> from distributed import Client
+    >>> import numpy as np
+    >>> import wirework as ww
+    >>> from sklearn.linear_model import Ridge
+    >>> X, y = ww.source(np.eye(4), name="X"), ww.source(np.arange(4.0), name="y")
+    >>> yhat = ww.mean(*[ww.machine(Ridge(alpha=a), X, y).predict(X) for a in (1.0, 2.0)])
+    >>> with Client(processes=False, n_workers=1, threads_per_worker=2, dashboard_address=None) as client:
+    ...     yhat.fit(executor=ww.DaskExecutor(client), verbose=0)().round(3)
+    array([0.875, 1.292, 1.708, 2.125])
     """
 
     name = "dask"

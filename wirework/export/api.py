@@ -382,6 +382,23 @@ def save_onnx(obj: Any, path: str | os.PathLike, X_sample: Any = None, **options
     """Export ``obj`` (see :func:`to_onnx`) and write it to ``path`` atomically; returns the path.
 
     ``options``: those of :func:`to_onnx` (``dtype``, ``name``, ``inputs``, ``methods``).
+    The file is written to a temporary name beside ``path``, then renamed,
+    so a file already at ``path`` is replaced whole or left unchanged.
+
+    Examples
+    --------
+    >>> import tempfile
+    >>> from pathlib import Path
+    >>> import onnx
+    >>> import wirework as ww
+    >>> from sklearn.datasets import load_iris
+    >>> from sklearn.tree import DecisionTreeClassifier
+    >>> X, y = load_iris(return_X_y=True)
+    >>> tree = DecisionTreeClassifier(max_depth=2, random_state=0).fit(X, y)
+    >>> with tempfile.TemporaryDirectory() as folder:
+    ...     path = ww.save_onnx(tree, Path(folder) / "iris.onnx")
+    ...     [output.name for output in onnx.load(path).graph.output]
+    ['predict', 'predict_proba']
     """
     if not isinstance(path, (str, os.PathLike)):
         raise ArgumentError(f"save_onnx needs a file path such as 'model.onnx'. Received: {describe(path)}.")
@@ -419,7 +436,21 @@ _TO_ONNX_OPTIONS = frozenset({"dtype", "name", "inputs", "methods"})
 
 
 def input_signature(model: Any) -> dict:
-    """The input layout an exported file expects (``layout``, ``dtype``, ``columns``)."""
+    """The input layout an exported file expects (``layout``, ``dtype``, ``columns``).
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> import wirework as ww
+    >>> from sklearn.ensemble import HistGradientBoostingRegressor
+    >>> X = pd.DataFrame({"size": [1.0, 2.0, 3.0, 4.0], "colour": pd.Categorical(["red", "blue"] * 2)})
+    >>> model = HistGradientBoostingRegressor(max_iter=2).fit(X, [1.0, 2.0, 3.0, 4.0])
+    >>> signature = ww.onnx.input_signature(ww.to_onnx(model, X))
+    >>> signature["layout"], signature["dtype"], signature["named"]
+    ('matrix', 'float64', True)
+    >>> signature["columns"]
+    [{'categories': None, 'name': 'size'}, {'categories': ['blue', 'red'], 'name': 'colour'}]
+    """
     if not hasattr(model, "metadata_props"):
         raise ExportError(
             f"Expected an ONNX ModelProto written by ww.to_onnx (or read with onnx.load). Received: {type(model).__name__}."
@@ -490,6 +521,18 @@ def feed(model: Any, X: Any) -> dict[str, np.ndarray]:
     layout) or values (``columns`` layout) the file expects, whatever their
     dtype. An array is taken as it is: numbers in a category column are its
     codes.
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> import wirework as ww
+    >>> from sklearn.ensemble import HistGradientBoostingRegressor
+    >>> X = pd.DataFrame({"size": [1.0, 2.0, 3.0, 4.0], "colour": pd.Categorical(["red", "blue"] * 2)})
+    >>> model = HistGradientBoostingRegressor(max_iter=2).fit(X, [1.0, 2.0, 3.0, 4.0])
+    >>> exported = ww.to_onnx(model, X)
+    >>> ww.onnx.feed(exported, pd.DataFrame({"colour": ["blue", "green"], "size": [5.0, 6.0]}))
+    {'X': array([[ 5.,  0.],
+           [ 6., -1.]])}
     """
     spec = input_signature(model)
     dtype = np.dtype(spec["dtype"])

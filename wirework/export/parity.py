@@ -33,6 +33,16 @@ class OutputParity:
     flips : int
         Rows whose decision differs: another label, or another most likely
         class in probabilities. 0 for regression values.
+
+    Examples
+    --------
+    >>> import wirework as ww
+    >>> from sklearn.datasets import load_iris
+    >>> from sklearn.tree import DecisionTreeClassifier
+    >>> X, y = load_iris(return_X_y=True)
+    >>> tree = DecisionTreeClassifier(max_depth=3, random_state=0).fit(X, y)
+    >>> ww.onnx.check_parity(tree, ww.to_onnx(tree, dtype="float32"), X).outputs["predict_proba"]
+    OutputParity(max_abs=..., max_rel=..., rows_differ=..., flips=0)
     """
 
     max_abs: float
@@ -43,7 +53,31 @@ class OutputParity:
 
 @dataclass(frozen=True)
 class ParityReport:
-    """Per-output comparison of an ONNX file with the native model on the same rows."""
+    """Per-output comparison of an ONNX file with the native model on the same rows.
+
+    Attributes
+    ----------
+    rows : int
+        Rows compared.
+    outputs : dict of str to OutputParity
+        One comparison per output of the file (``predict``, ``predict_proba``…).
+
+    Examples
+    --------
+    >>> import wirework as ww
+    >>> from sklearn.datasets import load_iris
+    >>> from sklearn.tree import DecisionTreeClassifier
+    >>> X, y = load_iris(return_X_y=True)
+    >>> tree = DecisionTreeClassifier(max_depth=3, random_state=0).fit(X, y)
+    >>> report = ww.onnx.check_parity(tree, ww.to_onnx(tree), X)
+    >>> print(report)
+    parity on 150 rows
+    output | max abs | max rel | rows differ | flips
+    predict | 0 | 0 | 0 | 0
+    predict_proba | 0 | 0 | 0 | 0
+    >>> report.exact, report.max_abs, report.flips
+    (True, 0.0, 0)
+    """
 
     rows: int
     outputs: dict[str, OutputParity] = field(default_factory=dict)
@@ -71,7 +105,24 @@ class ParityReport:
 
 
 def session(model: Any, threads: int = 1) -> Any:
-    """An ONNX Runtime session on ``model`` with ``threads`` intra-op threads (CPU)."""
+    """An ONNX Runtime session on ``model`` with ``threads`` intra-op threads (CPU).
+
+    One thread (the default) adds a tree ensemble's values in the file's
+    own order, as :func:`check_parity` runs it.
+
+    Examples
+    --------
+    >>> import wirework as ww
+    >>> from sklearn.datasets import load_iris
+    >>> from sklearn.tree import DecisionTreeClassifier
+    >>> X, y = load_iris(return_X_y=True)
+    >>> tree = DecisionTreeClassifier(max_depth=3, random_state=0).fit(X, y)
+    >>> exported = ww.to_onnx(tree)
+    >>> rows = X[[0, 50, 100]]
+    >>> labels, probabilities = ww.onnx.session(exported).run(None, ww.onnx.feed(exported, rows))
+    >>> labels.tolist(), tree.predict(rows).tolist()
+    ([0, 1, 2], [0, 1, 2])
+    """
     import onnxruntime as ort
 
     options = ort.SessionOptions()

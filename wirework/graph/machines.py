@@ -142,6 +142,26 @@ class Machine:
     operations turns a one-dimensional input into a column and a one-column
     result back into one dimension (a Series keeps its index and name), as
     scikit-learn's ``TransformedTargetRegressor`` does.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> import wirework as ww
+    >>> from sklearn.linear_model import LinearRegression
+    >>> X = ww.source(np.array([[0.0], [1.0], [2.0]]), name="X")
+    >>> y = ww.source(np.array([1.0, 3.0, 5.0]), name="y")
+    >>> line = ww.machine(LinearRegression(), X, y, name="line")
+    >>> line
+    machine(LinearRegression(), X, y, name='line')
+    >>> line.fit().state
+    1
+    >>> line.fitted_model.coef_.round(6)
+    array([2.])
+    >>> line.fit().report()["action"]         # nothing changed: left alone
+    'skipped'
+    >>> line.model.fit_intercept = False       # condition 6
+    >>> line.fit().report()["reason"], line.state
+    ('condition 6: hyperparameters changed', 2)
     """
 
     kind = "machine"

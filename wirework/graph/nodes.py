@@ -43,6 +43,17 @@ def evaluate(target: Node, memo: dict, overrides: Mapping[Node, Any] | None = No
 class Node:
     """A lazy value in a learning network (base class; build nodes with
     :func:`source`, :func:`node`, the operations of a machine, or arithmetic).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> import wirework as ww
+    >>> X = ww.source(np.array([1.0, 2.0, 3.0]), name="X")
+    >>> total = X + 2 * X                 # a formula: nothing is computed yet
+    >>> isinstance(total, ww.Node), total
+    (True, (X + (2 * X)))
+    >>> total(), total(np.array([10.0]))  # on the training data, on new data
+    (array([3., 6., 9.]), array([30.]))
     """
 
     kind: str = "node"
@@ -283,6 +294,25 @@ class Source(Node):
     Assigning ``source.data`` (or calling :meth:`rebind`) bumps ``version``,
     which machines compare to decide whether their data changed
     (condition 4). Mutating an array in place is not seen: assign it again.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> import wirework as ww
+    >>> from sklearn.linear_model import LinearRegression
+    >>> X = ww.source(np.array([[0.0], [1.0], [2.0]]), name="X")
+    >>> y = ww.source(np.array([1.0, 3.0, 5.0]), name="y")
+    >>> line = ww.machine(LinearRegression(), X, y)
+    >>> yhat = line.predict(X).fit()
+    >>> y.version
+    1
+    >>> y.data = np.array([0.0, 2.0, 4.0])   # new training data
+    >>> y.version
+    2
+    >>> yhat.fit()(np.array([[3.0]])).round(6)
+    array([6.])
+    >>> line.report()["reason"]
+    'condition 4: source data changed'
     """
 
     kind = "source"
@@ -352,7 +382,23 @@ class Source(Node):
 
 
 class DynamicNode(Node):
-    """Applies one operation of one machine (``predict``, ``transform``…) to one parent."""
+    """Applies one operation of one machine (``predict``, ``transform``…) to one parent.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> import wirework as ww
+    >>> from sklearn.preprocessing import StandardScaler
+    >>> X = ww.source(np.array([[1.0], [2.0], [3.0]]), name="X")
+    >>> scale = ww.machine(StandardScaler(), X)
+    >>> Z = scale.transform(X)
+    >>> type(Z).__name__, Z.operation, Z.machine is scale
+    ('DynamicNode', 'transform', True)
+    >>> Z.fit()().ravel().round(3)
+    array([-1.225,  0.   ,  1.225])
+    >>> scale.inverse_transform(Z)(np.array([[4.0]]))   # another operation of the same machine
+    array([[4.]])
+    """
 
     kind = "dynamic"
     __slots__ = ("machine", "operation")
@@ -378,6 +424,20 @@ class StaticNode(Node):
 
     Arguments that are nodes are the node's parents; any other argument is a
     constant passed through unchanged.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> import wirework as ww
+    >>> X = ww.source(np.array([1.0, 4.0, 9.0]), name="X")
+    >>> root = ww.node(np.sqrt, X)
+    >>> type(root).__name__, root
+    ('StaticNode', sqrt(X))
+    >>> root()
+    array([1., 2., 3.])
+    >>> third = ww.node(np.round, X / 3, 2)   # 2 is a constant
+    >>> third, third()
+    (round((X / 3), 2), array([0.33, 1.33, 3.  ]))
     """
 
     kind = "static"
