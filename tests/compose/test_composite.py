@@ -131,8 +131,80 @@ def test_pandas_input_keeps_feature_names():
     frame = load_diabetes(as_frame=True)
     model = TwoStage(Ridge(), StandardScaler()).fit(frame.data, frame.target)
     assert list(model.feature_names_in_) == list(frame.data.columns)
-    with pytest.raises(ww.DataError, match="TwoStage.predict cannot use the data it received: The feature names"):
+    # only machines read X: its scaler judges the columns, and refuses them as scikit-learn's Pipeline's first step
+    with pytest.raises(ww.MachineApplyError, match=r"Machine 'scale' \(StandardScaler\) failed in transform\(\) .*The feature names should match"):
         model.predict(frame.data[frame.data.columns[::-1]])
+
+
+def _by_name():
+    """Three diabetes columns picked by name and scaled, then a ridge: scikit-learn's pandas workflow."""
+    from sklearn.compose import ColumnTransformer
+
+    return make_pipeline(ColumnTransformer([("scale", StandardScaler(), ["age", "bmi", "s5"])]), Ridge())
+
+
+@pytest.mark.parametrize(
+    "recipe, peer",
+    [
+        (
+            lambda: ww.Pipeline([("columns", _by_name()[0]), ("ridge", Ridge())]),
+            lambda: Pipeline([("columns", _by_name()[0]), ("ridge", Ridge())]),
+        ),
+        (
+            lambda: ww.Stack([("picked", _by_name())], Ridge(), cv=KFold(3)),
+            lambda: sklearn.ensemble.StackingRegressor([("picked", _by_name())], Ridge(), cv=KFold(3)),
+        ),
+        (
+            lambda: ww.Average([("picked", _by_name()), ("other", _by_name().set_params(ridge__alpha=3.0))]),
+            lambda: sklearn.ensemble.VotingRegressor(
+                [("picked", _by_name()), ("other", _by_name().set_params(ridge__alpha=3.0))]
+            ),
+        ),
+        (
+            lambda: ww.TransformedTarget(_by_name(), StandardScaler()),
+            lambda: sklearn.compose.TransformedTargetRegressor(_by_name(), transformer=StandardScaler()),
+        ),
+    ],
+    ids=["pipeline", "stack", "average", "target transform"],
+)
+def test_models_that_pick_columns_by_name_take_frames_with_other_columns_as_in_scikit_learn(recipe, peer):
+    # scikit-learn's Pipeline, stacking, voting and target transform hand X to their components, so a
+    # ColumnTransformer first takes a frame with its columns in another order, or extra ones (an id, the target)
+    X, y = load_diabetes(return_X_y=True, as_frame=True)
+    X.index = [f"patient {k}" for k in np.random.default_rng(0).permutation(len(X))]
+    model, reference = recipe().fit(X, y), peer().fit(X, y)
+    assert list(model.feature_names_in_) == list(reference.feature_names_in_) and model.n_features_in_ == 10
+    for other in (X[X.columns[::-1]], X.assign(id=np.arange(len(X)))[["id", *X.columns]], X.drop(columns="s6")):
+        with warnings.catch_warnings():
+            warnings.simplefilter("error")
+            predicted = model.predict(other)
+        np.testing.assert_allclose(predicted, reference.predict(other), rtol=0, atol=1e-9)
+        np.testing.assert_allclose(predicted, model.predict(X), rtol=0, atol=1e-9)
+        assert model.score(other, y) == pytest.approx(reference.score(other, y), abs=1e-12)
+    with pytest.raises(ValueError, match=r"columns are missing: \{'bmi'\}"):  # a column it picks: refused by it
+        model.predict(X.drop(columns="bmi"))
+
+
+class Doubled(RegressorMixin, ww.Composite):
+    """A ridge on X and on a static node's doubling of X's values (by position)."""
+
+    def network(self, X, y=None):
+        both = ww.node(lambda frame: np.hstack([frame.to_numpy(), 2 * frame.to_numpy()]), X)
+        return ww.Signature(predict=ww.machine(Ridge(), both, y).predict(both))
+
+
+def test_a_frame_with_other_columns_is_refused_where_a_static_node_reads_x():
+    # the static node takes columns by position: other columns would be a silent wrong answer
+    X, y = load_diabetes(return_X_y=True, as_frame=True)
+    model = Doubled().fit(X, y)
+    with pytest.raises(ww.DataError, match="Doubled.predict cannot use the data it received: The feature names"):
+        model.predict(X[X.columns[::-1]])
+    stack = ww.Stack([("picked", _by_name())], Ridge(), cv=KFold(3), passthrough=True).fit(X, y)
+    with pytest.raises(ww.DataError, match="Stack.predict cannot use the data it received: The feature names"):
+        stack.predict(X.assign(id=0.0))  # its passthrough columns are X's own
+    bagging = ww.Bagging(Ridge(), 2, max_features=0.5, random_state=0).fit(X, y)
+    with pytest.raises(ww.DataError, match="Bagging.predict cannot use the data it received: The feature names"):
+        bagging.predict(X[X.columns[::-1]])  # its members' column subsets are positions
 
 
 @pytest.mark.parametrize(

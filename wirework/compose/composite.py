@@ -66,7 +66,7 @@ from wirework.graph.data import describe
 from wirework.graph.fingerprint import attributes_getter, param_names, tokenize
 from wirework.graph.machines import Machine
 from wirework.graph.nodes import Node, Source, source
-from wirework.graph.topology import training_order, upstream_sources
+from wirework.graph.topology import ancestry, training_order, upstream_sources
 from wirework.graph.training import FitPass, TrainingValues, fit_pass
 from wirework.compose.signature import Signature
 
@@ -202,6 +202,16 @@ class _Built:
     def __setstate__(self, state: dict[str, Any]) -> None:
         self.__dict__.update(state)
         self.roots = self.signature.nodes()  # derived: also for pickles made before it was kept
+
+    def machines_read_X(self, operation: str) -> bool:
+        """Whether every node that takes ``X`` on the way to ``operation``'s output is a machine's operation (no
+        static node reads its columns). Worked out once per operation."""
+        known = self.__dict__.setdefault("_machines_read_X", {})
+        if operation not in known:
+            known[operation] = all(
+                n.kind == "dynamic" for n in ancestry([self.signature[operation]]) if any(p is self.X for p in n.parents)
+            )
+        return known[operation]
 
     def holds(self, quick: tuple | None, kind: str | None) -> _Built:
         """Record that this network holds for parameters of quick key ``quick``, the composite being a ``kind``."""
@@ -806,10 +816,31 @@ class Composite(_SetOutputMixin, BaseEstimator, auto_wrap_output_keys=None):
                 self, X, reset=False, accept_sparse=("csr", "csc"), dtype=None, ensure_all_finite=False
             )
         except (ValueError, TypeError) as error:
+            if self._models_judge_columns(X, operation):
+                return X
             raise _unusable(self, operation, error) from error
         # A DataFrame goes on as it is (its dtypes kept) to a network trained on one; a network trained on an
         # array gets the array scikit-learn's check made of it, as it trained.
         return X if isinstance(X, pd.DataFrame) and "feature_names_in_" in self.__dict__ else checked
+
+    def _models_judge_columns(self, X: Any, operation: str) -> bool:
+        """Whether ``X``, a DataFrame whose column names differ from ``feature_names_in_`` (other order, extra
+        or missing columns), goes on to the network as scikit-learn's ``Pipeline``, stacking and voting
+        estimators hand it to their components: when only machines read ``X`` on the way to ``operation``'s
+        output, their models judge its columns (a ``ColumnTransformer`` selects its own by name; a
+        ``StandardScaler`` refuses other names, as a ``MachineApplyError`` quoting its message). Anything else
+        reading ``X`` (a static node: a stack's passthrough columns, a bagging's column subsets) could take
+        other columns for the ones it trained on, so the composite's own check refuses them."""
+        if not isinstance(X, pd.DataFrame) or "feature_names_in_" not in self.__dict__:
+            return False
+        try:
+            names = _get_feature_names(X)
+        except TypeError:  # column names of mixed types: scikit-learn's check says so
+            return False
+        if names is None or np.array_equal(names, self.feature_names_in_):
+            return False
+        built = self.__dict__.get("_built")
+        return built is not None and built.machines_read_X(operation)
 
     def _run(self, operation: str, X: Any) -> Any:
         network = self._ready()
