@@ -8,8 +8,10 @@ import scipy.sparse as sp
 from sklearn.base import RegressorMixin
 from sklearn.compose import TransformedTargetRegressor
 from sklearn.datasets import load_diabetes, load_linnerud
+from sklearn.ensemble import BaggingRegressor
 from sklearn.exceptions import DataConversionWarning
 from sklearn.linear_model import LinearRegression, LogisticRegression, Ridge
+from sklearn.neighbors import KNeighborsRegressor
 from sklearn.pipeline import Pipeline as SkPipeline
 from sklearn.preprocessing import StandardScaler
 from sklearn.tree import DecisionTreeClassifier, DecisionTreeRegressor
@@ -83,6 +85,21 @@ def test_bagging_averages_several_targets():
         members = np.mean([member.predict(X_FIT) for member in bag.estimators_], axis=0)
         assert bag.predict(X_FIT).shape == (20, 3)
         assert np.array_equal(bag.predict(X_FIT), members)
+
+
+def test_bagging_takes_a_column_target_as_one_target_with_scikit_learn_s_warning():
+    # BaggingRegressor ravels a column y (warning), so its predictions are 1-D even where the members would keep
+    # the column (k-neighbours, a linear regression predict (n, 1) for an (n, 1) target)
+    frame = load_diabetes(as_frame=True).frame
+    for estimator in (KNeighborsRegressor(), LinearRegression()):
+        one = ww.Bagging(estimator, n_estimators=3, random_state=0).fit(X_DIA, Y_DIA)
+        for column in (Y_DIA[:, None], frame[["target"]]):
+            with pytest.warns(DataConversionWarning, match="A column-vector y was passed"):
+                bag = ww.Bagging(estimator, n_estimators=3, random_state=0).fit(X_DIA, column)
+            with pytest.warns(DataConversionWarning, match="A column-vector y was passed"):
+                theirs = BaggingRegressor(estimator, n_estimators=3, random_state=0).fit(X_DIA, column)
+            assert bag.predict(X_DIA).shape == theirs.predict(X_DIA).shape == (442,)
+            np.testing.assert_array_equal(bag.predict(X_DIA), one.predict(X_DIA))
 
 
 @pytest.mark.parametrize(

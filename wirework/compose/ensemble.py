@@ -9,6 +9,7 @@ from sklearn.base import BaseEstimator, clone
 from sklearn.preprocessing import LabelEncoder
 from sklearn.utils import Bunch, get_tags
 from sklearn.utils.metaestimators import available_if
+from sklearn.utils.validation import column_or_1d
 
 from wirework.errors import ArgumentError, GraphError, UnavailableError
 from wirework.graph.data import describe, take_rows, whole
@@ -172,6 +173,14 @@ class Bagging(RoutedWeights, WeightedFit, Composite):
         """A regressor's several targets, when the estimator learns them (scikit-learn's bagging regressor takes
         them too; its classifier does not)."""
         return self._kind() == "regressor" and learns_several_targets(self.estimator)
+
+    def _check_fit_data(self, X: Any, y: Any, sample_weight: Any = None) -> tuple[Any, Any, Any]:
+        """The composite's check, then a column ``y`` ``(n, 1)`` as one target with scikit-learn's
+        ``DataConversionWarning``, as its bagging estimators take it (their members predict 1-D values)."""
+        X, y, sample_weight = super()._check_fit_data(X, y, sample_weight)
+        if getattr(y, "ndim", 1) == 2 and y.shape[1] == 1:
+            y = column_or_1d(y, warn=True)
+        return X, y, sample_weight
 
     @property
     def estimators_(self) -> list[Any]:
