@@ -793,6 +793,35 @@ def test_a_network_trained_on_an_array_gets_an_array_and_the_output_the_caller_s
     assert TypeSeen.seen == [pd.DataFrame]  # trained on a DataFrame: gets one, dtypes kept
 
 
+def _fill_with_means(data):
+    """A step that uses pandas' methods (a module-level function: it pickles)."""
+    return data.fillna(data.mean())
+
+
+def test_a_frame_with_pandas_default_column_names_reaches_the_network_as_a_frame_as_in_scikit_learn():
+    # integer column names are no feature names to scikit-learn (no feature_names_in_), but the frame is still a
+    # frame: scikit-learn's Pipeline hands it to its steps, so a step may use pandas' methods
+    X, y = load_diabetes(return_X_y=True)
+    frame = pd.DataFrame(X, index=[f"patient {k}" for k in range(len(X))])
+    frame.iloc[::7, 2] = np.nan
+
+    def fill():
+        return sklearn.preprocessing.FunctionTransformer(_fill_with_means)
+
+    pipe = ww.Pipeline([("fill", fill()), ("ridge", Ridge())]).fit(frame, y)
+    reference = Pipeline([("fill", fill()), ("ridge", Ridge())]).fit(frame, y)
+    assert not hasattr(pipe, "feature_names_in_") and not hasattr(reference, "feature_names_in_")
+    np.testing.assert_allclose(pipe.predict(frame), reference.predict(frame), rtol=0, atol=1e-9)
+    filled = ww.Pipeline([("fill", fill())]).fit(frame)
+    out = filled.transform(frame.iloc[:5])
+    assert isinstance(out, pd.DataFrame) and out.index.equals(frame.index[:5]) and list(out.columns) == list(range(10))
+    restored = pickle.loads(pickle.dumps(pipe))  # kept through a pickle
+    np.testing.assert_array_equal(restored.predict(frame.iloc[:5]), pipe.predict(frame.iloc[:5]))
+    TypeSeen.seen.clear()
+    ww.Pipeline([("seen", TypeSeen())]).fit(frame.fillna(0)).transform(frame.fillna(0).to_numpy())
+    assert TypeSeen.seen == [np.ndarray]  # an array given stays an array, as scikit-learn's Pipeline gives it
+
+
 def test_a_predicting_pipeline_s_set_output_hands_its_steps_dataframes():
     from sklearn.compose import ColumnTransformer
 

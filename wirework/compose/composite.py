@@ -194,6 +194,7 @@ class _Built:
     quick: tuple | None = None  # Composite._quick() of the parameters it was last found to hold for
     kind: str | None = None  # the composite's _kind() for those parameters
     weighted: bool | tuple[str, ...] = False  # what it was built for: weights, routed to these names or not
+    frame: bool = False  # whether its last successful fit gave X as a DataFrame (column names strings or not)
     roots: list[Any] = field(init=False)  # the signature's nodes: what a fit pass trains for
 
     def __post_init__(self) -> None:
@@ -766,6 +767,7 @@ class Composite(_SetOutputMixin, BaseEstimator, auto_wrap_output_keys=None):
             if built.w is not None:
                 built.w.release()
         built.data = data
+        built.frame = isinstance(X, pd.DataFrame)
         if kept is not None or built is not last:  # else: the objects it already refers to
             built.seen = (_weak(incoming[0]), _weak(incoming[1]))
         self.network_ = built.signature
@@ -819,9 +821,13 @@ class Composite(_SetOutputMixin, BaseEstimator, auto_wrap_output_keys=None):
             if self._models_judge_columns(X, operation):
                 return X
             raise _unusable(self, operation, error) from error
-        # A DataFrame goes on as it is (its dtypes kept) to a network trained on one; a network trained on an
-        # array gets the array scikit-learn's check made of it, as it trained.
-        return X if isinstance(X, pd.DataFrame) and "feature_names_in_" in self.__dict__ else checked
+        # A DataFrame goes on as it is (its dtypes kept) to a network trained on one, whatever its column names (a
+        # frame of pandas' default integer names has no feature names to scikit-learn, but is still a frame to
+        # the models, as scikit-learn's Pipeline hands it on); a network trained on an array gets the array
+        # scikit-learn's check made of it, as it trained.
+        if isinstance(X, pd.DataFrame) and ("feature_names_in_" in self.__dict__ or self._built.frame):
+            return X
+        return checked
 
     def _models_judge_columns(self, X: Any, operation: str) -> bool:
         """Whether ``X``, a DataFrame whose column names differ from ``feature_names_in_`` (other order, extra
@@ -1104,7 +1110,7 @@ class Composite(_SetOutputMixin, BaseEstimator, auto_wrap_output_keys=None):
         if built is not None:  # kept values of training data are not worth pickling
             state["_built"] = _Built(
                 built.signature, built.X, built.y, built.structure, built.objects, built.machines, built.w,
-                data=built.data,
+                data=built.data, frame=built.frame,
             )
         return state
 
