@@ -119,6 +119,25 @@ def test_the_weights_are_data_a_refit_compares_by_content():
     assert np.array_equal(restored.predict(X_DATA), ours)
 
 
+@pytest.mark.parametrize(
+    "recipe, attribute",
+    [
+        (lambda: ww.Stack(regressors(), Ridge(), cv=KFold(3)), "estimators_"),
+        (lambda: ww.Average(regressors()), "named_estimators_"),
+        (lambda: ww.TransformedTarget(Ridge(), StandardScaler()), "regressor_"),
+        (lambda: ww.Bagging(Ridge(), n_estimators=2, random_state=0), "estimators_"),
+    ],
+    ids=["stack", "average", "target transform", "bagging"],
+)
+def test_a_pickled_composite_fitted_with_weights_keeps_its_fitted_attributes(recipe, attribute):
+    # the pickle kept the network but not that it was built for weights: its fitted models were then taken for
+    # those of other parameters (NotTrainedError) until the next fit
+    model = recipe().fit(X_DATA, Y_DATA, sample_weight=W_DATA)
+    restored = pickle.loads(pickle.dumps(model))
+    assert str(getattr(restored, attribute)) == str(getattr(model, attribute))
+    np.testing.assert_array_equal(restored.predict(X_DATA), model.predict(X_DATA))
+
+
 def test_weights_go_where_the_folds_send_the_rows():
     stack = counting_stack().fit(X_DATA, Y_DATA, sample_weight=W_DATA)
     seen = {tag: [] for tag in ("ridge", "tree", "final")}

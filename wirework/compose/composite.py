@@ -1110,7 +1110,7 @@ class Composite(_SetOutputMixin, BaseEstimator, auto_wrap_output_keys=None):
         if built is not None:  # kept values of training data are not worth pickling
             state["_built"] = _Built(
                 built.signature, built.X, built.y, built.structure, built.objects, built.machines, built.w,
-                data=built.data, frame=built.frame,
+                data=built.data, frame=built.frame, weighted=built.weighted,
             )
         return state
 
