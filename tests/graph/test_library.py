@@ -156,6 +156,22 @@ def test_mean_refuses_values_of_different_shapes():
         ww.mean(np.zeros(3), np.zeros((3, 1)))  # numpy would broadcast them to (3, 3)
 
 
+def test_mean_of_pandas_values_is_by_position_as_hcat_joins():
+    # pandas' + aligns labels: predictions indexed otherwise (a model giving a Series with a default index beside
+    # one keeping the caller's) averaged the wrong rows, or gave NaN
+    caller = pd.Series([1.0, 2.0, 3.0], index=["c", "a", "b"], name="p")
+    default = pd.Series([10.0, 20.0, 30.0])
+    averaged = ww.mean(caller, default)
+    assert averaged.index.tolist() == ["c", "a", "b"] and averaged.tolist() == [5.5, 11.0, 16.5]
+    assert ww.mean(caller, caller.sort_index()).tolist() == ww.mean(caller, caller.sort_index().to_numpy()).tolist()
+    left = pd.DataFrame({"p0": [1.0, 2.0], "p1": [3.0, 4.0]}, index=["x", "y"])
+    right = pd.DataFrame({"q0": [5.0, 6.0], "q1": [7.0, 8.0]})
+    both = ww.mean(left, right)
+    assert both.index.tolist() == ["x", "y"] and both.columns.tolist() == ["p0", "p1"]
+    assert both.to_numpy().tolist() == [[3.0, 5.0], [4.0, 6.0]]
+    assert ww.mean(np.array([2.0, 4.0, 6.0]), caller).index.tolist() == ["c", "a", "b"]  # the first pandas value's
+
+
 def test_nodes_inside_a_list_are_refused_and_a_mean_of_a_list_of_nodes_is_a_node():
     # a list holding nodes was passed on uncomputed: vcat([X, X]) asked for the nodes' array values (a misleading
     # LazyNodeError) and ww.node(np.column_stack, [a, b]) failed only when called

@@ -128,6 +128,9 @@ def vcat(*tables: Any) -> Any:
 def mean(*values: Any) -> Any:
     """Elementwise mean of several predictions (or of one list of them); a node when any is a node.
 
+    Values are averaged by position: with any pandas value the result has the
+    index (and columns) of the first, whatever labels the others carry.
+
     Examples
     --------
     >>> import numpy as np
@@ -151,10 +154,22 @@ def mean_values(*values: Any) -> Any:
             f"mean() needs values of one shape. Received shapes {shapes}. "
             "Give predictions of the same rows and columns (reshape a column to 1-D, or the reverse)."
         )
+    first = next((v for v in values if isinstance(v, (pd.Series, pd.DataFrame))), None)
+    if first is not None:  # by position, as hcat joins: pandas would align labels (NaN where they differ)
+        values = tuple(_positioned(v, first) for v in values)
     total = values[0]
     for value in values[1:]:
         total = total + value
     return total / len(values)
+
+
+def _positioned(value: Any, like: pd.Series | pd.DataFrame) -> Any:
+    """A pandas ``value`` given the index (and, for two DataFrames, the columns) of ``like``, of its shape."""
+    if isinstance(value, (pd.Series, pd.DataFrame)) and value is not like:
+        value = value.set_axis(like.index, axis=0)
+        if isinstance(value, pd.DataFrame) and isinstance(like, pd.DataFrame):
+            value = value.set_axis(like.columns, axis=1)
+    return value
 
 
 @lift
