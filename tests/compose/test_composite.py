@@ -815,6 +815,11 @@ def test_a_frame_with_pandas_default_column_names_reaches_the_network_as_a_frame
     filled = ww.Pipeline([("fill", fill())]).fit(frame)
     out = filled.transform(frame.iloc[:5])
     assert isinstance(out, pd.DataFrame) and out.index.equals(frame.index[:5]) and list(out.columns) == list(range(10))
+    named = frame.set_axis([f"c{k}" for k in range(10)], axis=1)
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        np.testing.assert_array_equal(pipe.predict(named), pipe.predict(frame))  # a frame still: fillna works
+    assert [str(w.message)[:59] for w in caught] == ["X has feature names, but Pipeline was fitted without featur"]  # once
     restored = pickle.loads(pickle.dumps(pipe))  # kept through a pickle
     np.testing.assert_array_equal(restored.predict(frame.iloc[:5]), pipe.predict(frame.iloc[:5]))
     TypeSeen.seen.clear()

@@ -851,13 +851,23 @@ class Composite(_SetOutputMixin, BaseEstimator, auto_wrap_output_keys=None):
     def _run(self, operation: str, X: Any) -> Any:
         network = self._ready()
         checked = self._check_input(X, operation)
-        if "feature_names_in_" in self.__dict__ and _get_feature_names(X) is None:
-            # the check above warned that X has no column names: the models inside, fitted with them, would
-            # each say it again (scikit-learn's composites warn once per inner model; this one warns once)
+        warned = self._warned_of_names(X, checked)
+        if warned is not None:
             with warnings.catch_warnings():
-                warnings.filterwarnings("ignore", message="X does not have valid feature names", category=UserWarning)
+                warnings.filterwarnings("ignore", message=warned, category=UserWarning)
                 return network[operation](checked)
         return network[operation](checked)
+
+    def _warned_of_names(self, X: Any, checked: Any) -> str | None:
+        """The start of the warning the check in :meth:`_check_input` gave about ``X``'s column names, which the
+        models inside would each give again (scikit-learn's composites warn once per inner model; this one warns
+        once), or ``None``: ``X`` has none and the composite was fitted with them, or ``X``, a DataFrame with
+        names, goes on to a network trained on a frame without (pandas' default integers)."""
+        if "feature_names_in_" in self.__dict__:
+            return "X does not have valid feature names" if _get_feature_names(X) is None else None
+        if checked is X and isinstance(X, pd.DataFrame) and _get_feature_names(X) is not None:
+            return "X has feature names"
+        return None
 
     @available_if(_offers("predict"))
     def predict(self, X: Any) -> Any:
@@ -1060,8 +1070,9 @@ class Composite(_SetOutputMixin, BaseEstimator, auto_wrap_output_keys=None):
             )
         checked = self._check_input(X, "score")
         with warnings.catch_warnings():
-            if "feature_names_in_" in self.__dict__ and _get_feature_names(X) is None:  # said once, as in _run
-                warnings.filterwarnings("ignore", message="X does not have valid feature names", category=UserWarning)
+            warned = self._warned_of_names(X, checked)
+            if warned is not None:  # said once, as in _run
+                warnings.filterwarnings("ignore", message=warned, category=UserWarning)
             inputs = output.parents[0](checked)
         return float(model.score(inputs, y, sample_weight=sample_weight))
 
