@@ -3,9 +3,10 @@
 import warnings
 
 import numpy as np
+import pandas as pd
 import pytest
 import scipy.sparse as sp
-from sklearn.base import RegressorMixin
+from sklearn.base import BaseEstimator, RegressorMixin
 from sklearn.compose import TransformedTargetRegressor
 from sklearn.datasets import load_diabetes, load_linnerud
 from sklearn.ensemble import BaggingRegressor
@@ -64,6 +65,31 @@ def test_a_single_target_model_still_gets_a_column_y_as_scikit_learn_gives_it():
         warnings.simplefilter("ignore", DataConversionWarning)
         theirs = SkPipeline(steps(LogisticRegression())).fit(X_DIA, column)
     assert np.array_equal(ours.predict_proba(X_DIA), theirs.predict_proba(X_DIA))
+
+
+class NamedTargets(RegressorMixin, BaseEstimator):
+    """A ridge that names its predictions' columns after the targets it learned (a DataFrame's)."""
+
+    def fit(self, X, y):
+        self.targets_ = list(getattr(y, "columns", []))
+        self.ridge_ = Ridge().fit(X, y)
+        return self
+
+    def predict(self, X):
+        return pd.DataFrame(self.ridge_.predict(X), columns=self.targets_ or None)
+
+    def __sklearn_tags__(self):
+        tags = super().__sklearn_tags__()
+        tags.target_tags.multi_output = True
+        return tags
+
+
+def test_several_targets_in_a_dataframe_reach_the_last_step_as_scikit_learn_s_pipeline_hands_them():
+    X, Y = load_linnerud(return_X_y=True, as_frame=True)
+    ours = ww.Pipeline(steps(NamedTargets())).fit(X, Y)
+    theirs = SkPipeline(steps(NamedTargets())).fit(X, Y)
+    assert ours.fitted_params_()["last"].targets_ == theirs[-1].targets_ == ["Weight", "Waist", "Pulse"]
+    pd.testing.assert_frame_equal(ours.predict(X), theirs.predict(X))
 
 
 def test_transformed_target_learns_several_targets_and_keeps_a_column_target_2d():

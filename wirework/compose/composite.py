@@ -617,8 +617,8 @@ class Composite(_SetOutputMixin, BaseEstimator, auto_wrap_output_keys=None):
         except (ValueError, TypeError) as error:
             self._restore_input(kept)  # as the last fit left them (the check resets them)
             raise _unusable(self, "fit", error) from error
-        if isinstance(y, pd.Series):
-            checked_y = y
+        if isinstance(y, (pd.Series, pd.DataFrame)) and checked_y.shape == y.shape:
+            checked_y = y  # as scikit-learn's Pipeline hands it on: several targets keep their column names
         return (X if isinstance(X, pd.DataFrame) else checked_X), checked_y, sample_weight
 
     def _input_attributes(self) -> dict[str, Any]:
