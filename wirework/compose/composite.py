@@ -851,6 +851,8 @@ class Composite(_SetOutputMixin, BaseEstimator, auto_wrap_output_keys=None):
     def _run(self, operation: str, X: Any) -> Any:
         network = self._ready()
         checked = self._check_input(X, operation)
+        if checked is X and "feature_names_in_" not in self.__dict__ and type(X) is np.ndarray:
+            return network[operation](checked)  # the one-row predict's path: nothing was warned of
         warned = self._warned_of_names(X, checked)
         if warned is not None:
             with warnings.catch_warnings():
