@@ -61,6 +61,45 @@ def test_passthrough_steps_are_skipped():
     assert [m.name for m in pipe.machines_] == ["ridge"]
 
 
+def test_a_pipeline_whose_steps_are_all_skipped_is_scikit_learn_s_identity_transformer():
+    steps = [("scale", "passthrough"), ("none", None)]
+    ours, theirs = ww.Pipeline(steps).fit(X_DATA, Y_DATA), SkPipeline(steps).fit(X_DATA, Y_DATA)
+    operations = ("predict", "predict_proba", "decision_function", "score_samples", "score", "fit_predict",
+                  "transform", "fit_transform", "inverse_transform")
+    offered = [op for op in operations if hasattr(theirs, op)]
+    assert offered == ["transform", "fit_transform", "inverse_transform"]
+    assert [op for op in operations if hasattr(ours, op)] == offered
+    for operation in ("transform", "inverse_transform"):
+        np.testing.assert_array_equal(getattr(ours, operation)(X_DATA), getattr(theirs, operation)(X_DATA))
+    np.testing.assert_array_equal(ww.Pipeline(steps).fit_transform(X_DATA), SkPipeline(steps).fit_transform(X_DATA))
+    assert ours.machines_ == [] and ours.report_() == {"machines": {}}  # nothing trains
+    assert ours.__sklearn_tags__().estimator_type is None is theirs.__sklearn_tags__().estimator_type
+    frame = pd.DataFrame(X_DATA, columns=[f"c{k}" for k in range(X_DATA.shape[1])])
+    pd.testing.assert_frame_equal(ww.Pipeline(steps).fit(frame).transform(frame), SkPipeline(steps).fit(frame).transform(frame))
+    assert list(ww.Pipeline(steps).fit(frame).get_feature_names_out()) == list(frame.columns)
+
+
+def test_a_pipeline_whose_steps_are_all_skipped_refuses_what_nothing_would_use():
+    with pytest.raises(ww.ArgumentError, match=r"no step takes sample_weight in fit \(every step is 'passthrough' or None\)"):
+        ww.Pipeline([("a", "passthrough")]).fit(X_DATA, Y_DATA, sample_weight=np.ones(len(Y_DATA)))
+    with pytest.raises(ww.GraphError, match="every step is 'passthrough' or None, so nothing predicts the target"):
+        ww.Pipeline([("a", "passthrough")], target_transformer=StandardScaler()).fit(X_DATA, Y_DATA)
+
+
+def test_skipped_steps_set_to_estimators_and_back_train_only_what_changed():
+    pipe = ww.Pipeline([("scale", "passthrough"), ("pca", None)]).fit(X_DATA)
+    pipe.set_params(scale=Counting(StandardScaler(), tag="scale")).fit(X_DATA)
+    assert fits() == ["scale"]
+    pipe.set_params(pca=Counting(PCA(3), tag="pca")).fit(X_DATA)
+    assert fits() == ["scale", "pca"]  # the scaler kept its training
+    theirs = SkPipeline([("scale", StandardScaler()), ("pca", PCA(3))]).fit(X_DATA)
+    np.testing.assert_allclose(pipe.transform(X_DATA), theirs.transform(X_DATA), rtol=0, atol=1e-12)
+    pipe.set_params(pca="passthrough").fit(X_DATA)
+    pipe.set_params(scale=None).fit(X_DATA)
+    assert fits() == ["scale", "pca"] and pipe.machines_ == []
+    np.testing.assert_array_equal(pipe.transform(X_DATA), X_DATA)
+
+
 def test_target_transformer_equals_transformed_target_regressor():
     transformer = QuantileTransformer(n_quantiles=50, output_distribution="normal")
     ours = ww.Pipeline([("scale", StandardScaler()), ("ridge", Ridge())], target_transformer=transformer)
@@ -303,8 +342,6 @@ def test_bad_steps():
         ww.Pipeline([]).fit(X_DATA, Y_DATA)
     with pytest.raises(ww.GraphError, match=r"names in steps must be unique\. Received duplicates: \['a'\]"):
         ww.Pipeline([("a", StandardScaler()), ("a", Ridge())]).fit(X_DATA, Y_DATA)
-    with pytest.raises(ww.GraphError, match="every step is 'passthrough' or None"):
-        ww.Pipeline([("a", "passthrough")]).fit(X_DATA, Y_DATA)
     with pytest.raises(ww.ArgumentError, match=r"a fit\(\) method .* for machine 'regressor'\. Received: NoneType None"):
         ww.TransformedTarget(None, StandardScaler()).fit(X_DATA, Y_DATA)
 

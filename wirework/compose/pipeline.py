@@ -103,7 +103,10 @@ class Pipeline(NamedEstimators, RoutedWeights, WeightedFit, Composite):
     ----------
     steps : list of (str, estimator)
         Transformers, then any estimator. ``"passthrough"`` or ``None``
-        skips a step. Every step gets ``y`` at fit, as in scikit-learn.
+        skips a step; every step skipped makes the identity transformer,
+        as in scikit-learn (``transform`` and ``inverse_transform`` give
+        ``X`` back; nothing trains). Every step gets ``y`` at fit, as in
+        scikit-learn.
     target_transformer : transformer, optional
         Fit on ``y``; the last step learns the transformed target and its
         predictions are mapped back with ``inverse_transform``.
@@ -250,22 +253,27 @@ class Pipeline(NamedEstimators, RoutedWeights, WeightedFit, Composite):
         routed = self._routed_weights()
         if routed is not None:
             return set(routed)
-        name, final = steps[-1]
-        if hasattr(final, "predict"):
-            check_weighted("Pipeline", f"its last step {name!r}", final)
+        if steps and hasattr(steps[-1][1], "predict"):
+            check_weighted("Pipeline", f"its last step {steps[-1][0]!r}", steps[-1][1])
         weighted = {name for name, step in steps if takes_weights(step)}
         if not weighted:
+            listed = ", ".join(repr(n) for n, _ in steps) or "every step is 'passthrough' or None"
             raise ArgumentError(
-                f"Pipeline: no step takes sample_weight in fit ({', '.join(repr(n) for n, _ in steps)}), so "
-                "the weights given would change nothing. Fit without sample_weight, or add a step that takes them."
+                f"Pipeline: no step takes sample_weight in fit ({listed}), so the weights given would change "
+                "nothing. Fit without sample_weight, or add a step that takes them."
             )
         return weighted
 
     def network(self, X: Source, y: Source | None = None, sample_weight: Source | None = None) -> Signature:
         steps = self._live_steps()
-        if not steps:
-            raise GraphError("Pipeline: every step is 'passthrough' or None; give at least one estimator.")
         weighted = self._weighted_steps(steps, sample_weight)
+        if not steps:  # scikit-learn's identity transformer: X is the output, both ways
+            if self.target_transformer is not None:
+                raise GraphError(
+                    "Pipeline: every step is 'passthrough' or None, so nothing predicts the target that "
+                    "target_transformer transforms. Give a last step that predicts, or set target_transformer=None."
+                )
+            return Signature(transform=X, inverse_transform=X)
         Z: Node = X
         chain = []
         for name, step in steps[:-1]:
