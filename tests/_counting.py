@@ -58,6 +58,13 @@ class Counting(BaseEstimator):
     def inverse_transform(self, X: Any) -> Any:
         return self._call("inverse_transform", X)
 
+    @available_if(_inner_has("fit_predict"))
+    def fit_predict(self, X: Any, y: Any = None, **fit_params: Any) -> Any:
+        """Train the inner model by its ``fit_predict``; logs ``(tag, "fit_predict")`` alone."""
+        Counting.events.append((self.tag, "fit_predict"))
+        self.estimator_ = clone(self.estimator)
+        return self.estimator_.fit_predict(X, y, **fit_params)
+
 
 class WeightedCounting(Counting):
     """``Counting`` whose ``fit`` names ``sample_weight`` (so ``has_fit_parameter`` sees it); logs the weights seen."""

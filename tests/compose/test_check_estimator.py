@@ -4,7 +4,7 @@ from importlib.util import find_spec
 
 import pytest
 from sklearn.base import ClassifierMixin, ClusterMixin, RegressorMixin, TransformerMixin, clone
-from sklearn.cluster import KMeans
+from sklearn.cluster import DBSCAN, KMeans
 from sklearn.decomposition import PCA
 from sklearn.linear_model import LogisticRegression, Ridge
 from sklearn.preprocessing import PolynomialFeatures, StandardScaler
@@ -92,6 +92,7 @@ ESTIMATORS = [
     ww.Average([("lr", LogisticRegression()), ("tree", DecisionTreeClassifier(max_depth=3, random_state=0))], voting="hard"),
     ww.Bagging(Ridge(), n_estimators=3, max_features=0.8, bootstrap=False, random_state=0),
     Clusters(),
+    ww.Pipeline([("scale", StandardScaler()), ("dbscan", DBSCAN())]),  # labels its training data only: fit_predict
 ]
 
 _BOOTSTRAP = (
@@ -143,7 +144,7 @@ def test_kinds_are_declared():
     kinds = [e.__sklearn_tags__().estimator_type for e in ESTIMATORS]
     assert kinds == ["regressor", "classifier", "regressor", None, "regressor", "regressor", "classifier", "regressor",
                      "regressor", "classifier", "regressor", "classifier", "regressor", "classifier", None,
-                     "regressor", "classifier", "classifier", "regressor", "clusterer"]
+                     "regressor", "classifier", "classifier", "regressor", "clusterer", "clusterer"]
     several = [e.__sklearn_tags__().target_tags.multi_output for e in ESTIMATORS]  # scikit-learn's checks follow it
     assert [k for k, multi in enumerate(several) if multi] == [0, 2, 4, 8, 15, 16, 18]
     assert isinstance(ESTIMATORS[0], ww.Composite) and not isinstance(ESTIMATORS[0], RegressorMixin)

@@ -22,7 +22,7 @@ from sklearn.base import (
     TransformerMixin,
     clone,
 )
-from sklearn.cluster import KMeans
+from sklearn.cluster import DBSCAN, KMeans
 from sklearn.datasets import load_breast_cancer, load_diabetes, load_iris
 from sklearn.decomposition import PCA
 from sklearn.exceptions import NotFittedError
@@ -996,6 +996,42 @@ def test_labels_cost_one_prediction_of_the_training_data_and_nothing_for_other_k
     assert Counting.events == []
     regress = ww.Pipeline([("scale", StandardScaler()), ("ridge", Counting(Ridge(), tag="ridge"))]).fit(X, X[:, 0])
     assert Counting.events == [("ridge", "fit")] and not hasattr(regress, "labels_")
+
+
+class Neighbourhoods(ClusterMixin, ww.Composite):
+    """A user clusterer composite whose model labels only its training data: a ``fit_predict`` output."""
+
+    def __init__(self, eps=0.6):
+        self.eps = eps
+
+    def network(self, X, y=None):
+        Z = ww.machine(StandardScaler(), X).transform(X)
+        return ww.Signature(fit_predict=ww.machine(DBSCAN(eps=self.eps), Z, name="dbscan").fit_predict(Z))
+
+
+class LoggedNeighbourhoods(Neighbourhoods):
+    """The same, with a fit of its own (which fit_predict must run)."""
+
+    fitted = 0
+
+    def fit(self, X, y=None):
+        LoggedNeighbourhoods.fitted += 1
+        return super().fit(X, y)
+
+
+@pytest.mark.parametrize("kind", [Neighbourhoods, LoggedNeighbourhoods])
+def test_a_composite_with_a_fit_predict_output_labels_its_training_data_as_scikit_learn_s_clusterer(kind):
+    X = load_iris().data
+    expected = DBSCAN(eps=0.6).fit(StandardScaler().fit_transform(X)).labels_
+    clusters = kind()
+    assert hasattr(clusters, "fit_predict") and not hasattr(clusters, "predict")
+    np.testing.assert_array_equal(clusters.fit_predict(X), expected)
+    np.testing.assert_array_equal(clusters.labels_, expected)
+    assert list(clusters.network_) == ["fit_predict"]
+    narrower = DBSCAN(eps=0.4).fit(StandardScaler().fit_transform(X)).labels_
+    np.testing.assert_array_equal(clusters.set_params(eps=0.4).fit(X).labels_, narrower)
+    assert LoggedNeighbourhoods.fitted == (2 if kind is LoggedNeighbourhoods else 0)
+    LoggedNeighbourhoods.fitted = 0
 
 
 def test_a_failed_fit_leaves_no_labels():

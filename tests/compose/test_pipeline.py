@@ -7,19 +7,19 @@ import numpy as np
 import pandas as pd
 import pytest
 import sklearn
-from _counting import Counting, fits
+from _counting import Counting, calls, fits
 from sklearn import config_context
 from sklearn.base import BaseEstimator, ClassifierMixin, RegressorMixin, clone
 from sklearn.compose import ColumnTransformer
 from sklearn.compose import TransformedTargetRegressor
-from sklearn.cluster import KMeans
+from sklearn.cluster import DBSCAN, AgglomerativeClustering, KMeans, SpectralClustering
 from sklearn.datasets import load_breast_cancer, load_diabetes, load_iris
 from sklearn.decomposition import NMF, PCA
 from sklearn.ensemble import IsolationForest
 from sklearn.feature_selection import SelectKBest, f_regression
 from sklearn.linear_model import Lasso, LogisticRegression, Ridge
 from sklearn.mixture import GaussianMixture
-from sklearn.neighbors import KernelDensity
+from sklearn.neighbors import KernelDensity, LocalOutlierFactor
 from sklearn.model_selection import GridSearchCV, KFold
 from sklearn.pipeline import Pipeline as SkPipeline
 from sklearn.preprocessing import MinMaxScaler, PowerTransformer, QuantileTransformer, StandardScaler, TargetEncoder
@@ -499,6 +499,56 @@ def test_fit_predict_takes_sample_weight_as_scikit_learn_s_pipeline_takes_it_per
     ours = ww.Pipeline([(name, clone(step)) for name, step in steps]).fit_predict(X, sample_weight=weights)
     theirs = SkPipeline(steps).fit_predict(X, scale__sample_weight=weights, kmeans__sample_weight=weights)
     np.testing.assert_array_equal(ours, theirs)
+
+
+@pytest.mark.parametrize(
+    "last",
+    [DBSCAN(eps=0.6), AgglomerativeClustering(3), SpectralClustering(3, random_state=0), LocalOutlierFactor()],
+    ids=["dbscan", "agglomerative", "spectral", "local-outliers"],
+)
+def test_a_last_step_with_fit_predict_and_no_predict_fits_and_labels_as_scikit_learn_s_pipeline(last):
+    X = load_iris().data
+    ours = ww.Pipeline([("scale", StandardScaler()), ("last", last)])
+    theirs = SkPipeline([("scale", StandardScaler()), ("last", last)])
+    operations = ("fit_predict", "predict", "predict_proba", "decision_function", "score_samples", "score", "transform")
+    assert [op for op in operations if hasattr(ours, op)] == [op for op in operations if hasattr(theirs, op)] == ["fit_predict"]
+    labels = ours.fit_predict(X)
+    np.testing.assert_array_equal(labels, clone(theirs).fit_predict(X))
+    theirs.fit(X)
+    if hasattr(theirs[-1], "labels_"):  # a clusterer: scikit-learn's Pipeline leaves them to its last step
+        np.testing.assert_array_equal(ours.fit(X).labels_, theirs[-1].labels_)
+        np.testing.assert_array_equal(ours.labels_, labels)
+    else:  # an outlier detector: no labels, as scikit-learn's
+        assert not hasattr(ours.fit(X), "labels_")
+    assert repr(ours.network_["fit_predict"]) == "fit_predict(last, transform(scale, X))"
+
+
+def test_a_last_step_that_only_labels_its_training_data_retrains_only_when_it_must():
+    X = load_iris().data
+    pipe = ww.Pipeline([("scale", Counting(StandardScaler(), tag="scale")), ("dbscan", Counting(DBSCAN(eps=0.6), tag="dbscan"))])
+    np.testing.assert_array_equal(
+        pipe.fit_predict(X), SkPipeline([("scale", StandardScaler()), ("dbscan", DBSCAN(eps=0.6))]).fit_predict(X)
+    )
+    assert fits() == ["scale"] and calls("dbscan", "fit_predict") == 1  # it trained by fit_predict, once
+    pipe.fit(X)
+    assert calls("dbscan", "fit_predict") == 1  # nothing changed
+    pipe.set_params(dbscan__estimator=DBSCAN(eps=0.4)).fit(X)
+    assert fits() == ["scale"] and calls("dbscan", "fit_predict") == 2
+    expected = SkPipeline([("scale", StandardScaler()), ("dbscan", DBSCAN(eps=0.4))]).fit(X)[-1].labels_
+    np.testing.assert_array_equal(pipe.fit_predict(X), expected)  # the labels it holds: no training
+    assert calls("dbscan", "fit_predict") == 2
+
+
+def test_a_last_step_that_only_labels_takes_weights_as_scikit_learn_s_pipeline_takes_them_per_step():
+    X = load_iris().data
+    weights = np.random.RandomState(0).randint(1, 4, len(X)).astype(float)
+    steps = [("scale", StandardScaler()), ("dbscan", DBSCAN(eps=0.6))]
+    ours = ww.Pipeline([(name, clone(step)) for name, step in steps]).fit_predict(X, sample_weight=weights)
+    theirs = SkPipeline(steps).fit_predict(X, scale__sample_weight=weights, dbscan__sample_weight=weights)
+    np.testing.assert_array_equal(ours, theirs)
+    assert (ours != SkPipeline(steps).fit_predict(X)).any()  # the weights mattered
+    with pytest.raises(ww.ArgumentError, match=r"its last step 'agglomerative' \(AgglomerativeClustering\) takes no sample_weight"):
+        ww.Pipeline([("scale", StandardScaler()), ("agglomerative", AgglomerativeClustering())]).fit(X, sample_weight=weights)
 
 
 @pytest.mark.parametrize("options", [{"func": np.log1p, "inverse_func": np.expm1}, {"transformer": StandardScaler()}])

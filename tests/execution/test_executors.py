@@ -3,6 +3,7 @@
 import numpy as np
 import pytest
 from _probes import Brittle, CrossFitted, Doomed, Fragile, ThreadProbe
+from sklearn.cluster import DBSCAN
 from sklearn.datasets import make_regression
 from sklearn.ensemble import RandomForestRegressor
 from sklearn.linear_model import Ridge
@@ -65,6 +66,13 @@ class TestExecutorConformance:
         shifted = X_DATA - X_DATA.mean(axis=0) + 1000.0
         np.testing.assert_array_equal(Z(), shifted)
         assert np.array_equal(ridge.fitted_model.coef_, Ridge().fit(shifted, Y_DATA).coef_)
+
+    def test_same_labels_of_a_model_that_labels_only_its_training_data(self, executor):
+        """A machine that trains by fit_predict brings its labels back from wherever it trained."""
+        X = ww.source(X_DATA, name="X")
+        labels = ww.machine(DBSCAN(eps=1.5, min_samples=3), X, name="dbscan").fit_predict(X)
+        labels.fit(executor=executor)
+        np.testing.assert_array_equal(labels(), DBSCAN(eps=1.5, min_samples=3).fit_predict(X_DATA))
 
     def test_same_errors_and_resume(self, executor):
         X = ww.source(X_DATA, name="X")

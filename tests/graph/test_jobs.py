@@ -37,12 +37,12 @@ def test_which_models_train_by_fit_transform(kind, unweighted, weighted):
 
 def test_run_job_returns_the_output_only_when_asked():
     X = np.arange(12.0).reshape(6, 2)
-    fitted, output, seconds = run_job(CrossFitted(), [X], How(output=True))
+    fitted, output, seconds = run_job(CrossFitted(), [X], How(output="fit_transform"))
     np.testing.assert_array_equal(output, X - X.mean(axis=0) + 1000.0)
     assert fitted.mean_.shape == (2,) and seconds >= 0
     fitted, output, _ = run_job(CrossFitted(), [X], How())
     assert output is None and fitted.mean_.shape == (2,)
-    fitted, output, _ = run_job(CrossFitted(), [X[:, 0]], How(column=True, output=True))
+    fitted, output, _ = run_job(CrossFitted(), [X[:, 0]], How(column=True, output="fit_transform"))
     assert output.shape == (6, 1)  # the machine turns it back to 1-D
 
 

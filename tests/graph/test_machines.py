@@ -684,3 +684,61 @@ def test_an_unsupervised_model_trains_with_weights_after_a_target_node_of_none()
     assert np.allclose(scaler.transform(Xs).fit()(), StandardScaler().fit(X, sample_weight=w).transform(X))
     with pytest.raises(ww.DataError, match=r"different numbers of rows: X has 30, sample_weight has 29"):
         ww.machine(StandardScaler(), Xs, ww.node(_no_target, Xs), ww.source(w[:-1])).fit()
+
+
+# -- training output of fit_predict: the labels of a model that has no predict (DBSCAN) ----------------------
+
+
+def _iris():
+    from sklearn.datasets import load_iris
+
+    return StandardScaler().fit_transform(load_iris().data)
+
+
+def test_a_fit_predict_node_takes_the_labels_fit_predict_gave_in_training():
+    from sklearn.cluster import DBSCAN
+
+    data = _iris()
+    X = ww.source(data, name="X")
+    dbscan = ww.machine(Counting(DBSCAN(eps=0.6), tag="dbscan"), X, name="dbscan")
+    labels = dbscan.fit_predict(X)
+    assert repr(labels) == "fit_predict(dbscan, X)"
+    labels.fit()
+    np.testing.assert_array_equal(labels(), DBSCAN(eps=0.6).fit_predict(data))
+    assert Counting.events == [("dbscan", "fit_predict")]  # trained by it, once; the value is what it returned
+    labels.fit()
+    assert dbscan.report()["action"] == "skipped" and Counting.events == [("dbscan", "fit_predict")]
+    with pytest.raises(ww.GraphError, match=r"fit_predict\(\) of Machine 'dbscan' \(Counting\) has a value on the "
+                       r"training data only: Counting labels the data it trains on and has no predict\(\)"):
+        labels(data)
+    X.data = data[:100]  # new training data: trained again
+    labels.fit()
+    np.testing.assert_array_equal(labels(), DBSCAN(eps=0.6).fit_predict(data[:100]))
+
+
+def test_a_fit_predict_node_is_of_the_training_x_and_of_a_model_that_has_fit_predict():
+    from sklearn.cluster import DBSCAN, KMeans
+
+    X, other = ww.source(_iris(), name="X"), ww.source(_iris(), name="other")
+    with pytest.raises(ww.GraphError, match=r"its input must be the machine's first training argument"):
+        ww.machine(DBSCAN(), X).fit_predict(other)
+    with pytest.raises(ww.GraphError, match=r"Ridge has no fit_predict\(\)"):
+        ww.machine(Ridge(), X, ww.source(np.zeros(150))).fit_predict(X)
+    kmeans = ww.machine(KMeans(3, n_init=2, random_state=0), X, name="kmeans")
+    with pytest.raises(ww.GraphError, match=r"Nodes take both the fit_transform and the fit_predict output of "
+                       r"Machine 'kmeans' \(KMeans\)"):
+        ww.node(np.column_stack, kmeans.transform(X), kmeans.fit_predict(X)).fit()
+
+
+def test_a_machine_trained_by_fit_holds_no_labels_until_a_pass_needs_them():
+    from sklearn.cluster import DBSCAN
+
+    X = ww.source(_iris(), name="X")
+    dbscan = ww.machine(DBSCAN(eps=0.6), X, name="dbscan")
+    labels = dbscan.fit_predict(X)
+    dbscan.fit()  # its own graph has no node taking its labels: trained by fit
+    with pytest.raises(ww.NotTrainedError, match=r"holds no fit_predict output of its training data"):
+        labels()
+    labels.fit()
+    assert dbscan.report()["reason"] == "condition 7: a node takes its fit_predict output, which it does not hold"
+    np.testing.assert_array_equal(labels(), dbscan.fitted_model.labels_)

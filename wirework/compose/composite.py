@@ -687,8 +687,9 @@ class Composite(_SetOutputMixin, BaseEstimator, auto_wrap_output_keys=None):
 
         ``routes``: the names of the components the weights go to, when
         scikit-learn's metadata routing decided (``None``: the network does).
-        ``values``: operations of the signature, each mapped to its value on
-        the training data once the fit succeeded (for :meth:`fit_transform`).
+        ``values``: operations, each mapped to its value on the training data
+        once the fit succeeded (for :meth:`fit_transform`); those the
+        signature lacks are removed.
         """
         incoming = (X, y)
         built = last = self.__dict__.get("_built")
@@ -748,10 +749,15 @@ class Composite(_SetOutputMixin, BaseEstimator, auto_wrap_output_keys=None):
             )
             run = FitPass(store=built.store)  # reuses the values the fit pass just computed
             self.report_values_ = {name: run.value(node) for name, node in built.signature.report.items()}
-            for operation in values or ():
-                values[operation] = run.value(built.signature[operation])
-            if built.kind == "clusterer" and "predict" in built.signature:  # scikit-learn's clusterers: labels_
-                labels = values["predict"] if values and "predict" in values else run.value(built.signature["predict"])
+            if values:
+                for operation in list(values):  # those the signature has
+                    if operation in built.signature:
+                        values[operation] = run.value(built.signature[operation])
+                    else:
+                        del values[operation]
+            labelled = built.kind == "clusterer" and _labelled(built.signature)
+            if labelled:  # scikit-learn's clusterers: labels_
+                labels = values[labelled] if values and labelled in values else run.value(built.signature[labelled])
         except BaseException as error:
             # The machines that trained stay trained and the next fit resumes from the failed one, but the
             # network is now partly retrained: it must not predict until a fit succeeds.
@@ -778,7 +784,7 @@ class Composite(_SetOutputMixin, BaseEstimator, auto_wrap_output_keys=None):
             self.__dict__.pop("labels_", None)
         else:  # no longer a classifier: no classes left from an earlier fit
             self.__dict__.pop("classes_", None)
-            if built.kind == "clusterer" and "predict" in built.signature:
+            if labelled:
                 self.labels_ = labels
             else:  # nor labels, unless a clusterer that predicts
                 self.__dict__.pop("labels_", None)
@@ -1013,7 +1019,8 @@ class Composite(_SetOutputMixin, BaseEstimator, auto_wrap_output_keys=None):
     @available_if(lambda self: self._fits_and_predicts())
     def fit_predict(self, X: Any, y: Any = None, **fit_params: Any) -> Any:
         """Fit, and return the ``predict`` output's value on the training data: a clusterer's labels, an outlier
-        detector's verdicts.
+        detector's verdicts; or the ``fit_predict`` output's when the signature has one (a model that labels
+        only its training data, ``DBSCAN`` say).
 
         As :meth:`fit_transform` for ``transform`` (and as scikit-learn's
         ``Pipeline.fit_predict``, whose steps feed the last one their
@@ -1022,15 +1029,20 @@ class Composite(_SetOutputMixin, BaseEstimator, auto_wrap_output_keys=None):
         elsewhere this equals ``fit(X, y).predict(X)``.
         """
         if type(self).fit not in (Composite.fit, WeightedFit.fit):  # a fit of its own: it must run
-            return self.fit(X, y, **fit_params).predict(X)
-        values = {"predict": None}
+            self.fit(X, y, **fit_params)
+            labels = self._ready().get("fit_predict")
+            return self.predict(X) if labels is None else labels.machine._labels(labels.parents[0], False)
+        values = {"fit_predict": None, "predict": None}  # the _fit keeps those the signature has
         self._fit_with(X, y, fit_params, values)
-        return values["predict"]
+        return values["fit_predict"] if "fit_predict" in values else values["predict"]
 
     def _fits_and_predicts(self) -> bool:
-        """Whether :meth:`fit_predict` exists: for a clusterer or an outlier detector (``OutlierMixin``) that
-        predicts, as scikit-learn's ``ClusterMixin`` and ``OutlierMixin`` give it."""
-        return (self._kind() == "clusterer" or isinstance(self, OutlierMixin)) and self._provides("predict")
+        """Whether :meth:`fit_predict` exists: for a network with a ``fit_predict`` output, and for a clusterer
+        or an outlier detector (``OutlierMixin``) that predicts, as scikit-learn's ``ClusterMixin`` and
+        ``OutlierMixin`` give it."""
+        if self._kind() == "clusterer" or isinstance(self, OutlierMixin):
+            return self._provides("predict") or self._provides("fit_predict")
+        return self._provides("fit_predict")
 
     @available_if(_offers("inverse_transform"))
     def inverse_transform(self, X: Any) -> Any:
@@ -1342,6 +1354,14 @@ def _are_seen(seen: tuple[Any, Any], X: Any, y: Any) -> bool:
         elif reference is None or reference() is not value:
             return False
     return True
+
+
+def _labelled(signature: Signature) -> str | None:
+    """The output whose value on the training data is a clusterer's ``labels_``: ``fit_predict``, else
+    ``predict``; ``None`` when the signature has neither."""
+    if "fit_predict" in signature:
+        return "fit_predict"
+    return "predict" if "predict" in signature else None
 
 
 def _name(machine: Machine, position: int) -> str:

@@ -83,10 +83,12 @@ def _final_outputs(
             outputs[operation] = getattr(mach, operation)(Z)
     if hasattr(final, "score") and not scores_with_a_target(final):
         outputs["score"] = mach.score(Z)  # an unsupervised step's own score of its input, as scikit-learn's gives
+    if "predict" not in outputs and hasattr(final, "fit_predict"):  # labels of its training data only (DBSCAN)
+        outputs["fit_predict"] = mach.fit_predict(Z)
     if not outputs:
         raise GraphError(
             f"The last step {name!r} ({type(final).__name__}) offers none of predict, predict_proba, "
-            "decision_function, score_samples or transform. Make it an estimator or a transformer."
+            "decision_function, score_samples, transform or fit_predict. Make it an estimator or a transformer."
         )
     return outputs, mach, None
 
@@ -106,7 +108,11 @@ class Pipeline(NamedEstimators, RoutedWeights, WeightedFit, Composite):
         skips a step; every step skipped makes the identity transformer,
         as in scikit-learn (``transform`` and ``inverse_transform`` give
         ``X`` back; nothing trains). Every step gets ``y`` at fit, as in
-        scikit-learn.
+        scikit-learn. A last step with ``fit_predict`` and no ``predict``
+        (``DBSCAN``, ``AgglomerativeClustering``, ``LocalOutlierFactor``)
+        labels the data it trains on: the pipeline then has ``fit_predict``
+        (and, for a clusterer, ``labels_``) and no ``predict``, as
+        scikit-learn's.
     target_transformer : transformer, optional
         Fit on ``y``; the last step learns the transformed target and its
         predictions are mapped back with ``inverse_transform``.
@@ -123,8 +129,9 @@ class Pipeline(NamedEstimators, RoutedWeights, WeightedFit, Composite):
     ``Pipeline.fit(X, y, <step>__sample_weight=w)`` for each such step), so
     integer weights train the pipeline as repeated rows would. A transformer
     whose ``fit`` takes no weights trains without them; a last step that
-    predicts must take them (``ww.ArgumentError`` otherwise: it would
-    ignore them). With scikit-learn's metadata routing on, the steps that
+    predicts (or labels, by ``fit_predict``) must take them
+    (``ww.ArgumentError`` otherwise: it would ignore them). With
+    scikit-learn's metadata routing on, the steps that
     request the weights (``set_fit_request``) get them, as in scikit-learn's
     ``Pipeline.fit(X, y, sample_weight=w)``.
 
@@ -194,9 +201,12 @@ class Pipeline(NamedEstimators, RoutedWeights, WeightedFit, Composite):
         return learns_several_targets(self._last_step())
 
     def _fits_and_predicts(self) -> bool:
-        """``fit_predict`` when the last step has one and predicts (clusterers, outlier detectors), as
-        scikit-learn's ``Pipeline`` offers it."""
-        return hasattr(self._last_step(), "fit_predict") and self._provides("predict")
+        """``fit_predict`` when the last step has one (clusterers, outlier detectors), as scikit-learn's
+        ``Pipeline`` offers it: its ``predict`` output's value on the training data, or, for a last step
+        without ``predict`` (``DBSCAN``), what its ``fit_predict`` returned."""
+        if not hasattr(self._last_step(), "fit_predict"):
+            return False
+        return self._provides("predict") or self._provides("fit_predict")
 
     def set_output(self, *, transform: str | None = None) -> Pipeline:
         """Set the output container of every step that transforms, and of the pipeline, as scikit-learn's.
@@ -245,7 +255,7 @@ class Pipeline(NamedEstimators, RoutedWeights, WeightedFit, Composite):
     def _weighted_steps(self, steps: list[tuple[str, Any]], sample_weight: Source | None) -> set[str]:
         """The names of the steps that train with ``sample_weight``: those whose ``fit`` takes it.
 
-        A last step that predicts must take them (it would ignore them), and
+        A last step that predicts or labels must take them (it would ignore them), and
         some step must. Under metadata routing: the steps that requested them.
         """
         if sample_weight is None:
@@ -253,7 +263,7 @@ class Pipeline(NamedEstimators, RoutedWeights, WeightedFit, Composite):
         routed = self._routed_weights()
         if routed is not None:
             return set(routed)
-        if steps and hasattr(steps[-1][1], "predict"):
+        if steps and (hasattr(steps[-1][1], "predict") or hasattr(steps[-1][1], "fit_predict")):
             check_weighted("Pipeline", f"its last step {steps[-1][0]!r}", steps[-1][1])
         weighted = {name for name, step in steps if takes_weights(step)}
         if not weighted:

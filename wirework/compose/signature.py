@@ -17,8 +17,11 @@ class Signature(Mapping):
     """The operations a network offers, each an output node; plus report nodes.
 
     A read-only mapping from operation name (``"predict"``, ``"transform"``…)
-    to node. ``report`` names extra nodes whose training-data values a
-    composite keeps after ``fit`` (see ``Composite.report_()``).
+    to node. ``fit_predict`` names a node whose value on the training data is
+    what the composite's ``fit_predict`` returns, for a network that labels
+    only its training data (``mach.fit_predict(X)`` of a ``DBSCAN``, say).
+    ``report`` names extra nodes whose training-data values a composite
+    keeps after ``fit`` (see ``Composite.report_()``).
 
     Examples
     --------
@@ -43,6 +46,7 @@ class Signature(Mapping):
         score: Node | None = None,
         transform: Node | None = None,
         inverse_transform: Node | None = None,
+        fit_predict: Node | None = None,
         report: Mapping[str, Node] | None = None,
     ) -> None:
         given = {
@@ -54,6 +58,7 @@ class Signature(Mapping):
             "score": score,
             "transform": transform,
             "inverse_transform": inverse_transform,
+            "fit_predict": fit_predict,
         }
         self._operations: dict[str, Node] = {}
         for name in OPERATIONS:

@@ -26,14 +26,16 @@ from wirework.graph.fingerprint import shallow_params
 if TYPE_CHECKING:  # pragma: no cover
     from wirework.graph.machines import Machine
 
-__all__ = ["How", "Job", "run_job", "fresh_copy", "trains_by_fit_transform"]
+__all__ = ["How", "Job", "run_job", "fresh_copy", "trains_by_fit_transform", "training_method"]
 
 
 class How(NamedTuple):
     """How :func:`run_job` trains a model."""
 
     column: bool = False  # the one training argument is 1-D and the model takes it as one column
-    output: bool = False  # train by fit_transform and return its output (see Machine, "Training output")
+    # "fit_transform" or "fit_predict": train by that method and return its output (see Machine, "Training
+    # output"); None: train by fit
+    output: str | None = None
 
 
 class Job:
@@ -70,9 +72,9 @@ class Job:
 
 def run_job(model: Any, values: list[Any], how: How) -> tuple[Any, Any, float]:
     """Fit ``model`` on ``values`` (``X``, ``X, y`` or ``X, y, sample_weight``) as ``how`` says; return it,
-    ``fit_transform``'s output (``None`` unless ``how.output``) and the seconds taken."""
+    the output of the method ``how.output`` names (``None`` without one) and the seconds taken."""
     start = time.perf_counter()
-    train = model.fit_transform if how.output else model.fit
+    train = getattr(model, how.output) if how.output else model.fit
     if len(values) == 1:
         result = train(to_column(values[0]) if how.column else values[0])
     elif len(values) == 2:
@@ -107,6 +109,19 @@ def trains_by_fit_transform(kind: type, n_values: int) -> bool:
     and taking the sample weights when there are (else it trains by ``fit``, which takes them)."""
     own, weights = _fit_transform_of(kind)
     return own and (n_values < 3 or weights)
+
+
+def training_method(kind: type, owed: str, n_values: int) -> str | None:
+    """The method a machine of a ``kind`` model trains by when a node takes its ``owed`` output on the training
+    data (``"fit_transform"`` or ``"fit_predict"``; see Machine, "Training output"), or ``None``: by ``fit``.
+
+    ``fit_predict``'s output exists only as what that method returns (a
+    model with ``fit_predict`` and no ``predict`` labels no other data), so
+    it is always trained by; ``fit_transform`` when :func:`trains_by_fit_transform`.
+    """
+    if owed == "fit_predict":
+        return owed
+    return owed if trains_by_fit_transform(kind, n_values) else None
 
 
 #: Types of hyperparameter values compared by value (with their type: ``1``, ``1.0`` and ``True`` differ).

@@ -25,7 +25,7 @@ from wirework.errors import (
 )
 from wirework.graph.cache import FitCache
 from wirework.graph.data import describe, is_data, n_rows
-from wirework.graph.fingerprint import model_token, param_values, shallow_params
+from wirework.graph.fingerprint import model_token, param_values, shallow_params, tokenize
 from wirework.graph.jobs import (
     PLAIN,
     How,
@@ -35,9 +35,10 @@ from wirework.graph.jobs import (
     from_column,
     to_column,
     trains_by_fit_transform,
+    training_method,
     wants_column,
 )
-from wirework.graph.nodes import DynamicNode, Node, Source
+from wirework.graph.nodes import DynamicNode, FitPredictNode, Node, Source
 from wirework.graph.topology import (
     TrainingGraph,
     state_of,
@@ -61,6 +62,7 @@ OPERATIONS = (
     "score",
     "transform",
     "inverse_transform",
+    "fit_predict",
 )
 
 
@@ -97,10 +99,10 @@ class Machine:
     4. the data of a source upstream of its training arguments changed
        (the source was given new data);
     5. the type of its model changed (``machine.model = OtherModel()``);
-    7. a node of the pass takes its ``fit_transform`` output on the training
-       data (see below) and it does not hold that output (it trained in a
-       pass without such a node, or was copied or unpickled since: the
-       output is dropped);
+    7. a node of the pass takes its ``fit_transform`` or ``fit_predict``
+       output on the training data (see below) and it does not hold that
+       output (it trained in a pass without such a node, or was copied or
+       unpickled since: the output is dropped);
 
     and it is **updated** if
 
@@ -123,6 +125,13 @@ class Machine:
     design (``TargetEncoder`` cross-fits its training encodings; ``NMF``
     returns the factor it learned) or by rounding (``PCA``). New data pushed
     through the network (``node(X_new)``) is transformed with ``transform``.
+
+    A node ``mach.fit_predict(X)`` (``X`` the first training argument, as
+    it must be) is the training output of a model that labels only the data
+    it trains on (``DBSCAN``, ``AgglomerativeClustering``,
+    ``LocalOutlierFactor``: ``fit_predict`` and no ``predict``): its value
+    on the training data is what ``fit_predict`` returned when the machine
+    trained, which a pass that needs it trains by; it has no value on new data.
 
     Attributes
     ----------
@@ -174,7 +183,8 @@ class Machine:
         self._state = 0
         self._fitted: Any = None
         self._fit_key: str | None = None  # the fit cache's key of the last training, when a cache was on
-        self._output: tuple[tuple, Any] | None = None  # (upstream seen, fit_transform output) of the last training
+        # (upstream seen, output, "fit_transform" or "fit_predict"): the last training's output, by that method
+        self._output: tuple[tuple, Any, str] | None = None
         self._vector = False
         self._snapshot: _Snapshot | None = None
         self._upstream: tuple[tuple[Machine, ...], tuple[Source, ...]] | None = None
@@ -285,6 +295,20 @@ class Machine:
         """A node applying the trained model's ``inverse_transform`` to ``nodes[0]``."""
         return self._operation("inverse_transform", nodes)
 
+    def fit_predict(self, *nodes: Any) -> FitPredictNode:
+        """A node whose value on the training data is what the model's ``fit_predict`` returned when this
+        machine trained: the labels of a clusterer without ``predict`` (``DBSCAN``), the verdicts of
+        ``LocalOutlierFactor``. ``nodes[0]`` must be the machine's first training argument; the node has no
+        value on new data (see "Training output")."""
+        plain = self._operation("fit_predict", nodes)
+        if plain.parents[0] is not self._args[0]:
+            raise GraphError(
+                f"fit_predict() of {self._title()} labels the data the machine trains on, so its input must be "
+                "the machine's first training argument. Write mach.fit_predict(X) with the X given to "
+                "ww.machine(), or use mach.predict(node) for a model that predicts new data."
+            )
+        return FitPredictNode(self, "fit_predict", plain.parents[0])
+
     def _apply(self, operation: str, value: Any) -> Any:
         """Run ``operation`` of the fitted model on ``value`` (the hot path of prediction)."""
         fitted = self._fitted
@@ -316,16 +340,36 @@ class Machine:
                 machine=self,
             ) from error
 
-    def _training_output(self, node: Node) -> Any:
-        """The ``fit_transform`` output of the last training when ``node`` is the training ``X`` it was computed
-        from and nothing upstream changed since (a frozen machine may have missed a change); else ``None``."""
+    def _training_output(self, node: Node, method: str = "fit_transform") -> Any:
+        """The output of ``method`` at the last training when the machine trained by it, ``node`` is the training
+        ``X`` it was computed from and nothing upstream changed since (a frozen machine may have missed a
+        change); else ``None``."""
         kept = self._output
-        if kept is None or node is not self._args[0]:
+        if kept is None or node is not self._args[0] or kept[2] != method:
             return None
         machines, sources = self._upstream_of_args()
         if kept[0] != (tuple(map(state_of, machines)), tuple(map(version_of, sources))):
             return None
         return kept[1]
+
+    def _labels(self, node: Node, new_data: bool) -> Any:
+        """The value of ``fit_predict(node)``: the output of ``fit_predict`` at the last training (see
+        :meth:`fit_predict`)."""
+        if new_data:
+            raise GraphError(
+                f"fit_predict() of {self._title()} has a value on the training data only: "
+                f"{type(self.model).__name__} labels the data it trains on and has no predict() for new data. "
+                "Call the node without data (node()), or fit the machine on the new data."
+            )
+        labels = self._training_output(node, "fit_predict")
+        if labels is None:
+            raise NotTrainedError(
+                f"{self._title()} holds no fit_predict output of its training data: it has not trained since "
+                "its training data changed, or it trained by fit (mach.fit() alone), or it was copied or "
+                "unpickled since (the output is dropped). Call fit() on the fit_predict node: that trains it by "
+                "fit_predict."
+            )
+        return labels
 
     # -- freezing ----------------------------------------------------------
 
@@ -397,14 +441,15 @@ class Machine:
         force: bool,
         seen: tuple[tuple[int, ...], tuple[int, ...]],
         found: tuple[tuple, tuple] | None,
-        owed: bool = False,
+        owed: str | None = None,
     ) -> tuple[Any, ...] | None:
         """Apply the retraining rules: ``(action, reason[, params key])`` or ``None`` to leave alone.
 
         ``seen``: the states of the machines and the versions of the sources
         upstream of the training arguments, now. ``found``: the model's
         :func:`~wirework.graph.fingerprint.param_values`, read once per visit.
-        ``owed``: whether a node of the pass takes the machine's training output.
+        ``owed``: the training output a node of the pass takes (``"fit_transform"``
+        or ``"fit_predict"``), if any.
         """
         snap = self._snapshot
         if snap is None or self._fitted is None:
@@ -422,8 +467,12 @@ class Machine:
             return "trained", (
                 f"condition 5: model type changed ({snap.model_type.__name__} -> {type(self.model).__name__})"
             )
-        if owed and self._output is None and trains_by_fit_transform(type(self.model), len(self._args)):
-            return "trained", "condition 7: a node takes its fit_transform output, which it does not hold"
+        if (
+            owed
+            and (self._output is None or self._output[2] != owed)
+            and (owed == "fit_predict" or trains_by_fit_transform(type(self.model), len(self._args)))
+        ):  # as training_method(), inline: visited on every refit
+            return "trained", f"condition 7: a node takes its {owed} output, which it does not hold"
         if (
             found is not None
             and type(snap.params_key) is tuple  # plain values (see params_key), and no set_output configuration
@@ -437,13 +486,13 @@ class Machine:
             return "updated", "condition 6: hyperparameters changed", key
         return None
 
-    def _plan(self, run: FitPass, *, force: bool, owed: bool = False) -> Job | None:
+    def _plan(self, run: FitPass, *, force: bool, owed: str | None = None) -> Job | None:
         """A fit pass's visit: decide by the rules; return the fit to run, or ``None``.
 
         ``None`` when the machine is left alone, frozen, or found its fit in
-        the cache (it is then already trained). ``owed``: a node of the pass
-        takes its ``fit_transform`` output (see "Training output"). Runs in
-        the scheduling thread.
+        the cache (it is then already trained). ``owed``: the output of
+        ``fit_transform`` or ``fit_predict`` a node of the pass takes, if any
+        (see "Training output"). Runs in the scheduling thread.
         """
         machines, sources = self._upstream_of_args()
         seen = (tuple(map(state_of, machines)), tuple(map(version_of, sources)))  # its snapshot's, if it trains
@@ -496,11 +545,13 @@ class Machine:
         )
         how = How(
             len(values) == 1 and getattr(values[0], "ndim", 2) == 1 and wants_column(self.model),
-            owed and trains_by_fit_transform(type(self.model), len(values)),
+            training_method(type(self.model), owed, len(values)) if owed else None,
         )
         job = Job(self, values, how, action, reason + (" (warm start)" if warm else ""), key, rows, seen)
         if run.cache is not None and not warm:
-            job.key = run.cache.key(model_token(self.model), values)
+            token = model_token(self.model)
+            # a fit by fit_predict is kept apart: its output is labels, not what fit_transform gives
+            job.key = run.cache.key(token if how.output != "fit_predict" else tokenize(token, how.output), values)
             cached = run.cache.get(job.key, with_output=how.output)
             if cached is not None:
                 job.reason += " (fit found in the cache)"
@@ -527,7 +578,7 @@ class Machine:
         self._fit_key = job.key
         self._vector = job.how.column
         if job.how.output:
-            self._output = (job.seen, from_column(output, job.values[0]) if job.how.column else output)
+            self._output = (job.seen, from_column(output, job.values[0]) if job.how.column else output, job.how.output)
         else:
             self._output = None
         self._state += 1

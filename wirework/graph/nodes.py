@@ -24,7 +24,7 @@ if TYPE_CHECKING:  # pragma: no cover
     from wirework.graph.cache import FitCache
     from wirework.graph.machines import Machine
 
-__all__ = ["Node", "Source", "DynamicNode", "StaticNode", "source", "node", "lift", "evaluate"]
+__all__ = ["Node", "Source", "DynamicNode", "FitPredictNode", "StaticNode", "source", "node", "lift", "evaluate"]
 
 _MISSING = object()
 
@@ -417,6 +417,20 @@ class DynamicNode(Node):
             if output is not None:
                 return output
         return self.machine._apply(self.operation, memo[self.parents[0]])
+
+
+class FitPredictNode(DynamicNode):
+    """``mach.fit_predict(X)``: what the model's ``fit_predict`` returned on the machine's training data ``X``.
+
+    The training output of a model that labels only the data it trains on
+    (``DBSCAN``, ``LocalOutlierFactor``): no value on new data. Build it
+    with :meth:`Machine.fit_predict <wirework.graph.machines.Machine.fit_predict>`.
+    """
+
+    __slots__ = ()
+
+    def _compute(self, memo: dict, overrides: Mapping | None) -> Any:
+        return self.machine._labels(self.parents[0], overrides is not None)
 
 
 class StaticNode(Node):

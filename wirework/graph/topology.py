@@ -21,8 +21,10 @@ deterministic (parents are visited left to right).
 from __future__ import annotations
 
 import operator
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from typing import TYPE_CHECKING
+
+from wirework.errors import GraphError
 
 if TYPE_CHECKING:  # pragma: no cover
     from wirework.graph.machines import Machine
@@ -105,15 +107,15 @@ class TrainingGraph:
     ``machines[k]`` needs ``needs[k]`` machines of the graph directly (those
     labelling nodes its training arguments are computed from) and is
     directly needed by ``machines[j]`` for each ``j`` in ``dependants[k]``;
-    ``owed[k]`` says whether a node of the graph takes the ``fit_transform``
-    output of ``machines[k]`` (see :func:`owing_outputs`). Nodes and machines
-    are immutable, so each keeps the graph of its own ancestry
-    (``_training_graph()``).
+    ``owed[k]`` names the training output of ``machines[k]`` a node of the
+    graph takes (``"fit_transform"`` or ``"fit_predict"``; ``None``: none.
+    See :func:`owing_outputs`). Nodes and machines are immutable, so each
+    keeps the graph of its own ancestry (``_training_graph()``).
     """
 
     __slots__ = ("machines", "needs", "dependants", "owed", "_waves")
 
-    def __init__(self, machines: tuple[Machine, ...], owing: frozenset[int] = frozenset()) -> None:
+    def __init__(self, machines: tuple[Machine, ...], owing: Mapping[int, str] | None = None) -> None:
         position = {id(m): k for k, m in enumerate(machines)}
         dependants: list[list[int]] = [[] for _ in machines]
         needs = []
@@ -125,7 +127,8 @@ class TrainingGraph:
         self.machines = machines
         self.needs = tuple(needs)
         self.dependants = tuple(map(tuple, dependants))
-        self.owed = tuple(id(m) in owing for m in machines)
+        owing = owing or {}
+        self.owed = tuple(owing.get(id(m)) for m in machines)
         self._waves: tuple[int, ...] | None = None
 
     @classmethod
@@ -170,28 +173,50 @@ def training_graph(roots: Iterable[Node | Machine]) -> TrainingGraph:
         return roots[0]._training_graph()
     order: list[Machine] = []
     seen: set[int] = set()
-    owing: set[int] = set()
+    owing: dict[int, str] = {}
     for root in roots:
         graph = root._training_graph()
-        owing.update(id(m) for m, owed in zip(graph.machines, graph.owed) if owed)
-        for machine in graph.machines:
+        for machine, owed in zip(graph.machines, graph.owed):
+            if owed:
+                _owe(owing, machine, owed)
             if id(machine) not in seen:
                 seen.add(id(machine))
                 order.append(machine)
-    return TrainingGraph(tuple(order), frozenset(owing))
+    return TrainingGraph(tuple(order), owing)
 
 
-def owing_outputs(roots: Iterable[Node | Machine], machines: Iterable[Machine]) -> frozenset[int]:
-    """Ids of the ``machines`` whose ``fit_transform`` output a node takes: a node ``mach.transform(X)``,
-    ``X`` being the machine's own first training argument, upstream of the ``roots`` or of a training
-    argument of the ``machines`` (those the roots need: see ``Machine``, "Training output")."""
+#: The operation of a node that takes a machine's training output, and the method that gives it.
+_TRAINING_OUTPUTS = {"transform": "fit_transform", "fit_predict": "fit_predict"}
+
+
+def owing_outputs(roots: Iterable[Node | Machine], machines: Iterable[Machine]) -> dict[int, str]:
+    """The ``machines`` whose training output a node takes, by id, each with the method giving that output:
+    ``"fit_transform"`` for a node ``mach.transform(X)``, ``"fit_predict"`` for ``mach.fit_predict(X)``, ``X``
+    being the machine's own first training argument, upstream of the ``roots`` or of a training argument of
+    the ``machines`` (those the roots need: see ``Machine``, "Training output").
+
+    Raises
+    ------
+    GraphError
+        A machine whose ``fit_transform`` and ``fit_predict`` outputs are both taken: it trains by one method.
+    """
     nodes = [root for root in roots if root.kind != "machine"]
     nodes.extend(arg for machine in machines for arg in machine.args)
-    return frozenset(
-        id(node.machine)
-        for node in ancestry(nodes)
-        if node.kind == "dynamic" and node.operation == "transform" and node.parents[0] is node.machine.args[0]
-    )
+    owing: dict[int, str] = {}
+    for node in ancestry(nodes):
+        if node.kind == "dynamic" and node.operation in _TRAINING_OUTPUTS and node.parents[0] is node.machine.args[0]:
+            _owe(owing, node.machine, _TRAINING_OUTPUTS[node.operation])
+    return owing
+
+
+def _owe(owing: dict[int, str], machine: Machine, method: str) -> None:
+    """Record in ``owing`` that a node takes the output of ``machine``'s ``method`` on its training data."""
+    if owing.setdefault(id(machine), method) != method:
+        raise GraphError(
+            f"Nodes take both the fit_transform and the fit_predict output of {machine._title()} on its "
+            "training data, but it trains by one of them. Take one: compute the other from new data "
+            "(mach.transform of another node), or use two machines."
+        )
 
 
 def upstream_machines(nodes: Iterable[Node]) -> tuple[Machine, ...]:
