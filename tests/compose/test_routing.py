@@ -124,6 +124,25 @@ def test_a_stack_refuses_weights_only_its_final_estimator_would_take_as_scikit_l
         ww.Stack(learners(True, True), KNeighborsRegressor(), cv=KFold(3)).fit(X_DATA, Y_DATA, sample_weight=W_DATA)
 
 
+@pytest.mark.parametrize("request_", [None, True, "w"], ids=["unset", "requested", "alias"])
+def test_a_stack_refuses_weights_under_an_alias_as_scikit_learn_s_stacking_does(request_):
+    # scikit-learn 1.9 would hand the final estimator w= (its fit takes every fit parameter as given); its
+    # cross_val_predict already refuses the learner's alias. Training the final estimator unweighted, as a
+    # stack did, is an answer scikit-learn never gives.
+    def parts():
+        final = Ridge(alpha=3.0) if request_ is None else Ridge(alpha=3.0).set_fit_request(sample_weight=request_)
+        return [("ridge", Ridge().set_fit_request(sample_weight="w")), ("tree", learners()[1][1])], final
+
+    with pytest.raises(TypeError, match=r"got unexpected argument\(s\) \{'sample_weight'\}"):
+        StackingRegressor(*parts(), cv=KFold(3)).fit(X_DATA, Y_DATA, w=W_DATA)
+    stack = ww.Stack(*parts(), cv=KFold(3))
+    with pytest.raises(ww.ArgumentError, match=r"Stack\.fit got w=\.\.\. \(an alias its learners request for "
+                       r"sample_weight\)\. A stack hands its final estimator every fit parameter as given, .*"
+                       r"\(final_estimator\.fit\(X_meta, y, w=\.\.\.\)\)"):
+        stack.fit(X_DATA, Y_DATA, w=W_DATA)
+    assert "network_" not in stack.__dict__  # nothing trained
+
+
 def test_a_pipeline_weights_the_steps_that_request_them_as_scikit_learn_s():
     for scale in (False, True):
         def steps():
@@ -158,6 +177,16 @@ def test_an_alias_routes_the_weights_as_scikit_learn_s():
         for e in (ww.Pipeline(steps()), Pipeline(steps()))
     ]
     assert np.abs(scores[0] - scores[1]).max() <= 1e-10
+
+
+def test_average_and_transformed_target_route_an_alias_as_scikit_learn_s():
+    def models():
+        return [("r", Ridge().set_fit_request(sample_weight="w")), ("s", Ridge(alpha=3.0).set_fit_request(sample_weight=False))]
+
+    assert gap(ww.Average(models()).fit(X_DATA, Y_DATA, w=W_DATA), VotingRegressor(models()).fit(X_DATA, Y_DATA, w=W_DATA)) == 0.0
+    ours = ww.TransformedTarget(Ridge().set_fit_request(sample_weight="w"), StandardScaler()).fit(X_DATA, Y_DATA, w=W_DATA)
+    theirs = TransformedTargetRegressor(Ridge().set_fit_request(sample_weight="w"), transformer=StandardScaler())
+    assert gap(ours, theirs.fit(X_DATA, Y_DATA, w=W_DATA)) <= 1e-10
 
 
 def test_average_and_transformed_target_route_as_scikit_learn_s():

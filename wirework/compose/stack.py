@@ -8,7 +8,7 @@ import numpy as np
 from sklearn.preprocessing import LabelEncoder
 from sklearn.utils import Bunch
 
-from wirework.errors import GraphError
+from wirework.errors import ArgumentError, GraphError
 from wirework.graph.data import whole
 from wirework.graph.machines import machine
 from wirework.graph.nodes import Node, Source, node
@@ -228,8 +228,25 @@ class Stack(NamedEstimators, TrainedEstimators, RoutedWeights, WeightedFit, Comp
         given, so a final estimator that declines the weights, or never said,
         trains on them all the same. Routing off: every component, as the
         network decides.
+
+        Raises
+        ------
+        ArgumentError
+            Weights given under an alias (``w=``) that learners requested:
+            the final estimator would get them as that keyword, which no
+            scikit-learn model's ``fit`` takes, and scikit-learn's stacking
+            refuses such a fit (a ``TypeError``).
         """
         weights, routes = super()._fit_weights(sample_weight, fit_params)
+        if routes is not None and fit_params:  # weights under an alias
+            given = ", ".join(f"{key}=..." for key in sorted(fit_params))
+            raise ArgumentError(
+                f"{type(self).__name__}.fit got {given} (an alias its learners request for sample_weight). A stack "
+                "hands its final estimator every fit parameter as given, as scikit-learn's stacking does "
+                f"(final_estimator.fit(X_meta, y, {given})), so scikit-learn's StackingRegressor and StackingClassifier refuse this fit with a TypeError. Request "
+                "the weights as set_fit_request(sample_weight=True) and pass sample_weight=: the learners that "
+                "request them, and the final estimator, then train on them."
+            )
         if routes is not None and sample_weight is not None:
             routes = (*routes, "final_estimator")
         return weights, routes
