@@ -2,15 +2,19 @@
 
 from importlib.util import find_spec
 
+import numpy as np
 import pytest
 from sklearn.base import ClassifierMixin, ClusterMixin, RegressorMixin, TransformerMixin, clone
 from sklearn.cluster import DBSCAN, KMeans
 from sklearn.decomposition import PCA
 from sklearn.linear_model import LogisticRegression, Ridge
+from sklearn.pipeline import Pipeline
 from sklearn.preprocessing import PolynomialFeatures, StandardScaler
 from sklearn.tree import DecisionTreeClassifier, DecisionTreeRegressor
+from sklearn.utils import shuffle
 from sklearn.utils.estimator_checks import (
     check_get_feature_names_out_error,
+    check_sample_weight_equivalence_on_dense_data,
     check_sample_weight_equivalence_on_sparse_data,
     check_global_output_transform_pandas,
     check_global_set_output_transform_polars,
@@ -93,6 +97,7 @@ ESTIMATORS = [
     ww.Bagging(Ridge(), n_estimators=3, max_features=0.8, bootstrap=False, random_state=0),
     Clusters(),
     ww.Pipeline([("scale", StandardScaler()), ("dbscan", DBSCAN())]),  # labels its training data only: fit_predict
+    ww.Pipeline([("scale", StandardScaler()), ("kmeans", KMeans(3, n_init=2, random_state=0))]),
 ]
 
 _BOOTSTRAP = (
@@ -114,6 +119,16 @@ EXPECTED_FAILED_CHECKS: dict[int, dict[str, str]] = {
         "check_sample_weight_equivalence_on_sparse_data": _BOOTSTRAP},
     9: {"check_sample_weight_equivalence_on_dense_data": _BOOTSTRAP,
         "check_sample_weight_equivalence_on_sparse_data": _BOOTSTRAP},
+    21: {  # Pipeline(StandardScaler, KMeans); its sparse check does not run (StandardScaler centres: not sparse)
+        "check_sample_weight_equivalence_on_dense_data": (
+            "KMeans's own: scikit-learn lists both equivalence checks for its KMeans ('sample_weight is not "
+            "equivalent to removing/repeating samples'), whose k-means++ seeding draws rows at random, weighing "
+            "them, so repeated rows change the draws, and whose empty clusters are re-seeded at the farthest rows, "
+            "which a repeated row fills twice. The pipeline gives scikit-learn's Pipeline's results with the same "
+            "weights per step, bit for bit, weighted and repeated, and with a fixed init passes "
+            "(test_a_kmeans_pipeline_weighs_as_scikit_learn_s_and_its_check_fails_as_kmeans_s)"
+        ),
+    },
 }
 
 
@@ -129,8 +144,9 @@ def test_sklearn_check_estimator(estimator, check):
 
 
 def test_the_listed_checks_name_the_estimators_meant():
-    assert [type(ESTIMATORS[k]).__name__ for k in EXPECTED_FAILED_CHECKS] == ["Stack", "Bagging", "Bagging"]
+    assert [type(ESTIMATORS[k]).__name__ for k in EXPECTED_FAILED_CHECKS] == ["Stack", "Bagging", "Bagging", "Pipeline"]
     assert ESTIMATORS[7].levels == 2 and ESTIMATORS[7].passthrough
+    assert isinstance(ESTIMATORS[21].steps[-1][1], KMeans)
 
 
 def test_weights_on_sparse_stacked_levels_are_repeated_rows():
@@ -140,11 +156,37 @@ def test_weights_on_sparse_stacked_levels_are_repeated_rows():
     )
 
 
+def test_a_kmeans_pipeline_weighs_as_scikit_learn_s_and_its_check_fails_as_kmeans_s():
+    rng = np.random.RandomState(42)  # the check's data: 15 rows, integer weights (zeros too), shuffled
+    X, _, weights = rng.rand(15, 30), rng.randint(0, 3, size=15), rng.randint(0, 5, size=15)
+    repeated = X.repeat(weights, axis=0)
+    shuffled, weights = shuffle(X, weights, random_state=0)
+
+    def steps(**options):
+        return [("scale", StandardScaler()), ("kmeans", KMeans(3, n_init=2, random_state=0, **options))]
+
+    outputs = {}
+    for how, data, ours_options, theirs_options in [
+        ("weighted", shuffled, {"sample_weight": weights}, {"scale__sample_weight": weights, "kmeans__sample_weight": weights}),
+        ("repeated", repeated, {}, {}),
+    ]:
+        ours, theirs = ww.Pipeline(steps()).fit(data, **ours_options), Pipeline(steps()).fit(data, **theirs_options)
+        for method in ("predict", "transform"):
+            np.testing.assert_array_equal(getattr(ours, method)(X), getattr(theirs, method)(X))
+        outputs[how] = theirs.predict(X)
+    assert (outputs["weighted"] != outputs["repeated"]).any()  # scikit-learn's own pipeline: not equivalent either
+    with pytest.raises(AssertionError, match="fitting with `sample_weight` is not equivalent"):
+        check_sample_weight_equivalence_on_dense_data("KMeans", KMeans(3, n_init=2, random_state=0))
+    fixed = np.random.RandomState(1).rand(3, 30)  # no k-means++ draws: weights are repeated rows
+    for check in (check_sample_weight_equivalence_on_dense_data, check_sample_weight_equivalence_on_sparse_data):
+        check("Pipeline", ww.Pipeline([("kmeans", KMeans(3, init=fixed, n_init=1))]))
+
+
 def test_kinds_are_declared():
     kinds = [e.__sklearn_tags__().estimator_type for e in ESTIMATORS]
     assert kinds == ["regressor", "classifier", "regressor", None, "regressor", "regressor", "classifier", "regressor",
                      "regressor", "classifier", "regressor", "classifier", "regressor", "classifier", None,
-                     "regressor", "classifier", "classifier", "regressor", "clusterer", "clusterer"]
+                     "regressor", "classifier", "classifier", "regressor", "clusterer", "clusterer", "clusterer"]
     several = [e.__sklearn_tags__().target_tags.multi_output for e in ESTIMATORS]  # scikit-learn's checks follow it
     assert [k for k, multi in enumerate(several) if multi] == [0, 2, 4, 8, 15, 16, 18]
     assert isinstance(ESTIMATORS[0], ww.Composite) and not isinstance(ESTIMATORS[0], RegressorMixin)
@@ -166,7 +208,7 @@ OUTPUT_CHECKS = [
 
 
 def test_the_transformer_composites_are_checked():
-    assert [type(e).__name__ for e in TRANSFORMERS] == ["Pipeline", "Stack", "Stack", "Stack", "Reduce"]
+    assert [type(e).__name__ for e in TRANSFORMERS] == ["Pipeline", "Stack", "Stack", "Stack", "Reduce", "Pipeline"]
 
 
 @pytest.mark.filterwarnings("ignore::FutureWarning")
