@@ -56,3 +56,11 @@ def test_a_short_message_is_quoted_whole():
     assert quoted(ValueError("alpha must be > 0.")) == "ValueError: alpha must be > 0"
     long = ValueError("word " * 200)
     assert quoted(long).startswith("ValueError: word word") and "(1000 characters;" in quoted(long)
+
+
+def test_a_node_apply_error_takes_the_builtin_of_its_cause_keeps_its_node_and_pickles_as_its_public_class():
+    error = ww.NodeApplyError.wrapping(ZeroDivisionError("z"), "what happened", node="n")
+    assert isinstance(error, ArithmeticError) and error.node == "n" and str(error) == "what happened"
+    assert not isinstance(error, ww.MachineApplyError) and not isinstance(error, ww.MachineFitError)
+    restored = pickle.loads(pickle.dumps(error))
+    assert type(restored) is ww.NodeApplyError and str(restored) == "what happened"

@@ -7,6 +7,8 @@ also the builtin exception a user would naturally catch, so both
 
 from __future__ import annotations
 
+from typing import Any
+
 from sklearn.exceptions import NotFittedError, UnsetMetadataPassedError
 
 __all__ = [
@@ -23,6 +25,7 @@ __all__ = [
     "LazyNodeError",
     "MachineFitError",
     "MachineApplyError",
+    "NodeApplyError",
     "ExportError",
     "WireworkWarning",
     "FrozenMachineWarning",
@@ -242,20 +245,17 @@ class LazyNodeError(WireworkError, TypeError):
     """
 
 
-class _MachineError(WireworkError, RuntimeError):
-    """A model raised inside a machine; ``machine`` is that machine, the model's error the ``__cause__``."""
-
-    def __init__(self, message: str, *, machine: object = None) -> None:
-        super().__init__(message)
-        self.machine = machine
+class _WrappingError(WireworkError, RuntimeError):
+    """Code wirework ran (a model, a node's function) raised; the original is the ``__cause__``."""
 
     @classmethod
-    def wrapping(cls, cause: BaseException, message: str, *, machine: object = None) -> _MachineError:
+    def wrapping(cls, cause: BaseException, message: str, **context: Any) -> _WrappingError:
         """An error of this class that is also every builtin class ``cause`` is.
 
         A ``ValueError`` raised by a model becomes an error that
         ``except ValueError`` and ``except ww.MachineFitError`` (or
-        ``ww.MachineApplyError``) both catch.
+        ``ww.MachineApplyError``, ``ww.NodeApplyError``) both catch.
+        ``context``: the keyword arguments of the class (``machine=``, ``node=``).
         """
         builtins = [
             k
@@ -264,7 +264,7 @@ class _MachineError(WireworkError, RuntimeError):
         ]
         bases = tuple(k for k in builtins if not any(o is not k and issubclass(o, k) for o in builtins))
         if not bases:
-            return cls(message, machine=machine)
+            return cls(message, **context)
         variant = _VARIANTS.get((cls, bases))
         if variant is None:  # named for both, MachineApplyError[ValueError] (messages say MachineApplyError: kind_name)
             name = f"{cls.__name__}[{', '.join(k.__name__ for k in bases)}]"
@@ -274,12 +274,20 @@ class _MachineError(WireworkError, RuntimeError):
             except TypeError:  # a builtin whose instance layout cannot be combined
                 variant = cls
             _VARIANTS[(cls, bases)] = variant
-        return variant(message, machine=machine)
+        return variant(message, **context)
 
     __str__ = BaseException.__str__  # the message as given, not quoted as a KeyError variant would show it
 
     def __reduce__(self):
         return (type(self).__dict__.get("_public", type(self)), (str(self),))
+
+
+class _MachineError(_WrappingError):
+    """A model raised inside a machine; ``machine`` is that machine, the model's error the ``__cause__``."""
+
+    def __init__(self, message: str, *, machine: object = None) -> None:
+        super().__init__(message)
+        self.machine = machine
 
 
 class MachineFitError(_MachineError):
@@ -330,6 +338,22 @@ class MachineApplyError(_MachineError):
     >>> yhat(np.array([[1.0]])).round(3)   # still trained
     array([0.667])
     """
+
+
+class NodeApplyError(_WrappingError):
+    """A static node's function raised while a node was called (``node()``, ``node(X_new)``, a composite's
+    ``predict``…).
+
+    ``node`` is the static node whose function raised (its formula is in the
+    message), the original exception is chained as ``__cause__``, and the
+    error is also of the original's builtin class (a ``ValueError`` stays a
+    ``ValueError``). In a fit pass the same failure is the
+    :class:`MachineFitError` of the machine that needed the value.
+    """
+
+    def __init__(self, message: str, *, node: object = None) -> None:
+        super().__init__(message)
+        self.node = node
 
 
 _VARIANTS: dict[tuple[type, tuple[type, ...]], type] = {}

@@ -349,6 +349,31 @@ def test_unusable_data_at_predict_is_a_data_error_and_keeps_the_fit():
     np.testing.assert_array_equal(model.predict(X_DATA[:5]), before)
 
 
+def _non_negative(X):
+    if (X < 0).any():
+        raise ValueError("negative values")
+    return X
+
+
+class CheckedRidge(RegressorMixin, ww.Composite):
+    """A Ridge behind a static node that refuses negative inputs."""
+
+    def network(self, X, y=None):
+        checked = ww.node(_non_negative, X)
+        return ww.Signature(predict=ww.machine(Ridge(), checked, y, name="ridge").predict(checked))
+
+
+def test_a_node_function_failing_at_predict_is_a_node_apply_error_and_keeps_the_fit():
+    X = np.abs(X_DATA)
+    model = CheckedRidge().fit(X, Y_DATA)
+    before = model.predict(X[:5])
+    message = r"Computing predict\(ridge, _non_negative\(X\)\) on new data, the node _non_negative\(X\) raised ValueError"
+    with pytest.raises(ww.NodeApplyError, match=message) as info:
+        model.predict(-X[:5])
+    assert isinstance(info.value, ValueError) and type(info.value.__cause__) is ValueError
+    np.testing.assert_array_equal(model.predict(X[:5]), before)
+
+
 def test_a_refused_fit_leaves_the_fitted_composite_as_it_was():
     frame = load_diabetes(as_frame=True)
     model = TwoStage(Ridge(), StandardScaler()).fit(frame.data, frame.target)

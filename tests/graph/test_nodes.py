@@ -196,8 +196,60 @@ def test_source_without_data():
     assert np.array_equal((X + 1)(np.array([1.0])), [2.0])
 
 
+def _needs_three_rows(x):
+    if len(x) < 3:
+        raise ValueError("too few rows")
+    return x
+
+
+def test_a_node_function_failing_on_new_data_is_a_node_apply_error_naming_the_node():
+    X = ww.source(X_DATA[:20], name="X")
+    checked = ww.node(_needs_three_rows, X)
+    message = (
+        r"On new data, the node _needs_three_rows\(X\) raised ValueError: too few rows; it received "
+        r"numpy.ndarray of shape \(2, 10\)\. Nothing was changed; fix the node's function or the data that reaches "
+        r"it and call again\.$"
+    )
+    with pytest.raises(ww.NodeApplyError, match=message) as info:
+        checked(X_DATA[:2])
+    assert isinstance(info.value, ValueError) and info.value.node is checked
+    assert type(info.value.__cause__) is ValueError and str(info.value.__cause__) == "too few rows"
+    assert np.array_equal(checked(X_DATA[:3]), X_DATA[:3])  # nothing was changed
+
+
+def test_a_node_function_failing_upstream_of_a_machine_names_the_node_and_what_was_computed():
+    X, y = ww.source(X_DATA, name="X"), ww.source(Y_DATA, name="y")
+    checked = ww.node(_needs_three_rows, X)
+    ridge = ww.machine(Ridge(), checked, y, name="ridge")
+    yhat = ridge.predict(checked).fit()
+    message = (
+        r"Computing predict\(ridge, _needs_three_rows\(X\)\) on new data, the node _needs_three_rows\(X\) raised "
+        r"ValueError: too few rows"
+    )
+    with pytest.raises(ww.NodeApplyError, match=message) as info:
+        yhat(X_DATA[:2])
+    assert isinstance(info.value, ValueError) and info.value.node is checked
+    assert ridge.state == 1
+
+
+def test_selection_and_arithmetic_failures_keep_their_builtin_kind():
+    X = ww.source(X_DATA[:5], name="X")
+    with pytest.raises(ww.NodeApplyError, match=r"On the training data, the node X\['price'\] raised IndexError"):
+        X["price"]()
+    with pytest.raises(ww.NodeApplyError) as info:
+        (X + "a")(X_DATA[:1])
+    assert isinstance(info.value, TypeError) and not isinstance(info.value, ValueError)
+
+
+def test_wirework_errors_inside_a_call_are_not_wrapped_again():
+    X = ww.source(name="X")
+    with pytest.raises(ww.DataError, match="Source X holds no data") as info:
+        ww.node(_needs_three_rows, X)()
+    assert not isinstance(info.value, ww.NodeApplyError)
+
+
 def test_every_error_is_a_wirework_error():
     errors = (ww.GraphError, ww.NotTrainedError, ww.DataError, ww.ArgumentError, ww.LazyNodeError)
-    for error in (*errors, ww.ParameterError, ww.MachineFitError, ww.MachineApplyError, ww.ExportError):
+    for error in (*errors, ww.ParameterError, ww.MachineFitError, ww.MachineApplyError, ww.NodeApplyError, ww.ExportError):
         assert issubclass(error, ww.WireworkError)
     assert issubclass(ww.FrozenMachineWarning, ww.WireworkWarning)

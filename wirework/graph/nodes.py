@@ -16,7 +16,16 @@ import operator
 from collections.abc import Callable, Mapping
 from typing import TYPE_CHECKING, Any
 
-from wirework.errors import ArgumentError, DataError, GraphError, LazyNodeError
+from wirework.errors import (
+    ArgumentError,
+    DataError,
+    GraphError,
+    LazyNodeError,
+    NodeApplyError,
+    WireworkError,
+    install_advice,
+    quoted,
+)
 from wirework.graph.data import describe, is_data
 from wirework.graph.topology import TrainingGraph, ancestry, upstream_sources
 
@@ -33,11 +42,44 @@ def evaluate(target: Node, memo: dict, overrides: Mapping[Node, Any] | None = No
     """Value of ``target``, computing each missing ancestor once into ``memo``.
 
     ``overrides`` maps sources to the data they yield instead of their own.
+
+    Raises
+    ------
+    NodeApplyError
+        A static node's function raised: the error names that node, chains
+        the function's own and is also of its builtin class. Errors of
+        wirework's own (a machine's ``MachineApplyError``…) pass unchanged.
     """
-    for item in target._ancestry():
-        if item not in memo:
-            memo[item] = item._compute(memo, overrides)
+    try:
+        for item in target._ancestry():
+            if item not in memo:
+                memo[item] = item._compute(memo, overrides)
+    except WireworkError:  # names its machine, source or data already
+        raise
+    except Exception as error:
+        raise _apply_failure(target, memo, overrides, error) from error
     return memo[target]
+
+
+def _apply_failure(target: Node, memo: dict, overrides: Mapping | None, error: Exception) -> NodeApplyError:
+    """The error to raise when computing ``target``'s value into ``memo`` raised ``error``: at the first node of
+    its ancestry without a value (``evaluate`` computes them in that order)."""
+    from wirework.graph.inspect import formulas
+
+    item = next(node for node in target._ancestry() if node not in memo)
+
+    shown = formulas([item, target])  # machines and sources numbered alike in both
+    data = "the training data" if overrides is None else "new data"
+    if item is target:
+        what = f"On {data}, the node {shown[0]} raised {quoted(error)}"
+    else:
+        what = f"Computing {shown[1]} on {data}, the node {shown[0]} raised {quoted(error)}"
+    inputs = [describe(memo[p]) for p in item.parents if p in memo]
+    received = f"; it received {', '.join(inputs)}" if inputs else ""
+    advice = install_advice(error) or "fix the node's function or the data that reaches it"
+    return NodeApplyError.wrapping(
+        error, f"{what}{received}. Nothing was changed; {advice} and call again.", node=item
+    )
 
 
 class Node:
