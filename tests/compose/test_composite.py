@@ -374,6 +374,32 @@ def test_a_node_function_failing_at_predict_is_a_node_apply_error_and_keeps_the_
     np.testing.assert_array_equal(model.predict(X[:5]), before)
 
 
+def _refuse(values):
+    raise ValueError("no summary of these")
+
+
+class BadReport(RegressorMixin, ww.Composite):
+    """A Ridge whose report node's function raises."""
+
+    def network(self, X, y=None):
+        predictions = ww.machine(Ridge(), X, y, name="ridge").predict(X)
+        return ww.Signature(predict=predictions, report={"summary": ww.node(_refuse, predictions)})
+
+
+def test_a_report_node_failing_in_fit_is_a_node_apply_error_and_keeps_the_trained_machines():
+    model = BadReport()
+    message = (
+        r"On the training data, the node _refuse\(predict\(ridge, X\)\) raised ValueError: no summary of these; "
+        r"it received numpy.ndarray of shape \(442,\)\. The machines trained stay trained"
+    )
+    with pytest.raises(ww.NodeApplyError, match=message) as info:
+        model.fit(X_DATA, Y_DATA)
+    assert isinstance(info.value, ValueError) and type(info.value.__cause__) is ValueError
+    assert model.report_()["machines"]["ridge"]["action"] == "trained"
+    with pytest.raises(ww.NotTrainedError, match=r"The last fit of this BadReport failed \(NodeApplyError: On the"):
+        model.predict(X_DATA)
+
+
 def test_a_refused_fit_leaves_the_fitted_composite_as_it_was():
     frame = load_diabetes(as_frame=True)
     model = TwoStage(Ridge(), StandardScaler()).fit(frame.data, frame.target)

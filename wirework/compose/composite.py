@@ -748,16 +748,16 @@ class Composite(_SetOutputMixin, BaseEstimator, auto_wrap_output_keys=None):
                 verbose=execution.get("verbose", 0),
             )
             run = FitPass(store=built.store)  # reuses the values the fit pass just computed
-            self.report_values_ = {name: run.value(node) for name, node in built.signature.report.items()}
+            self.report_values_ = {name: run.output(node) for name, node in built.signature.report.items()}
             if values:
                 for operation in list(values):  # those the signature has
                     if operation in built.signature:
-                        values[operation] = run.value(built.signature[operation])
+                        values[operation] = run.output(built.signature[operation])
                     else:
                         del values[operation]
             labelled = built.kind == "clusterer" and _labelled(built.signature)
             if labelled:  # scikit-learn's clusterers: labels_
-                labels = values[labelled] if values and labelled in values else run.value(built.signature[labelled])
+                labels = values[labelled] if values and labelled in values else run.output(built.signature[labelled])
         except BaseException as error:
             # The machines that trained stay trained and the next fit resumes from the failed one, but the
             # network is now partly retrained: it must not predict until a fit succeeds.

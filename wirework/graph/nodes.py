@@ -57,19 +57,20 @@ def evaluate(target: Node, memo: dict, overrides: Mapping[Node, Any] | None = No
     except WireworkError:  # names its machine, source or data already
         raise
     except Exception as error:
-        raise _apply_failure(target, memo, overrides, error) from error
+        raise apply_failure(target, memo, error, new_data=overrides is not None) from error
     return memo[target]
 
 
-def _apply_failure(target: Node, memo: dict, overrides: Mapping | None, error: Exception) -> NodeApplyError:
-    """The error to raise when computing ``target``'s value into ``memo`` raised ``error``: at the first node of
-    its ancestry without a value (``evaluate`` computes them in that order)."""
+def apply_failure(target: Node, memo: dict, error: Exception, *, new_data: bool, fitting: bool = False) -> NodeApplyError:
+    """The error to raise when computing ``target``'s value into ``memo`` raised ``error`` (not a wirework
+    error): at the first node of its ancestry without a value, as :func:`evaluate` and a fit pass compute them
+    in that order. ``new_data``: on data given to the call, not the sources' own; ``fitting``: in a fit, after
+    which the machines trained stay trained."""
     from wirework.graph.inspect import formulas
 
     item = next(node for node in target._ancestry() if node not in memo)
-
     shown = formulas([item, target])  # machines and sources numbered alike in both
-    data = "the training data" if overrides is None else "new data"
+    data = "new data" if new_data else "the training data"
     if item is target:
         what = f"On {data}, the node {shown[0]} raised {quoted(error)}"
     else:
@@ -77,9 +78,10 @@ def _apply_failure(target: Node, memo: dict, overrides: Mapping | None, error: E
     inputs = [describe(memo[p]) for p in item.parents if p in memo]
     received = f"; it received {', '.join(inputs)}" if inputs else ""
     advice = install_advice(error) or "fix the node's function or the data that reaches it"
-    return NodeApplyError.wrapping(
-        error, f"{what}{received}. Nothing was changed; {advice} and call again.", node=item
+    then = f"The machines trained stay trained; {advice} and fit again" if fitting else (
+        f"Nothing was changed; {advice} and call again"
     )
+    return NodeApplyError.wrapping(error, f"{what}{received}. {then}.", node=item)
 
 
 class Node:

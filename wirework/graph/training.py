@@ -21,9 +21,10 @@ from collections.abc import Callable, Iterable, Sequence
 from typing import TYPE_CHECKING, Any
 
 from wirework.config import setting
-from wirework.errors import ArgumentError
+from wirework.errors import ArgumentError, WireworkError
 from wirework.graph.cache import FitCache
 from wirework.graph.data import describe
+from wirework.graph.nodes import apply_failure
 from wirework.graph.topology import state_of, upstream_machines, upstream_sources, version_of
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -114,6 +115,21 @@ class FitPass:
                 store.put(item, stamp, value)
             memo[item] = value
         return memo[node]
+
+    def output(self, node: Node) -> Any:
+        """:meth:`value` of a node no machine trains on (a composite's report, its ``fit_transform`` output).
+
+        Raises
+        ------
+        NodeApplyError
+            A static node's function raised (see :func:`~wirework.graph.nodes.evaluate`).
+        """
+        try:
+            return self.value(node)
+        except WireworkError:
+            raise
+        except Exception as error:
+            raise apply_failure(node, self.memo, error, new_data=False, fitting=True) from error
 
     def _compute(self, item: Node) -> Any:
         """``item``'s value from its parents' (in the memo).
