@@ -108,6 +108,31 @@ def test_nodes_refuse_eager_questions(question, pattern):
         question(X + 1)
 
 
+@pytest.mark.parametrize(
+    ("compare", "shown", "build"),
+    [
+        (lambda X: X < 0, r"X < 0", r"ww.node\(lambda x: x < 0, X\)"),
+        (lambda X: 0 <= X, r"X >= 0", r"ww.node\(lambda x: x >= 0, X\)"),  # Python asks the node, reflected
+        (lambda X: X > np.zeros(3), r"X > numpy.ndarray of shape \(3,\)", r"ww.node\(operator.gt, X, value\)"),
+        (lambda X: np.zeros(3) >= X, r"X <= numpy.ndarray", r"ww.node\(operator.le, X, value\)"),
+        (lambda X: X >= X + 1, r"X >= \(X \+ 1\)", r"ww.node\(lambda a, b: a >= b, X, \(X \+ 1\)\)"),
+    ],
+)
+def test_ordering_comparisons_refuse_and_say_how_to_build_the_node(compare, shown, build):
+    X = ww.source(np.array([-1.0, 0.0, 1.0]), name="X")
+    with pytest.raises(ww.LazyNodeError, match=f"Comparisons of nodes build no node.*Received: {shown}.*{build}"):
+        compare(X)
+    with pytest.raises(TypeError):  # what Python raised before: code catching it still does
+        sorted([X, X + 1])
+
+
+def test_the_suggested_static_node_compares_and_equality_stays_identity():
+    X = ww.source(np.array([-1.0, 0.0, 1.0]), name="X")
+    assert np.array_equal(ww.node(lambda x: x < 0, X)(), [True, False, False])
+    assert (X == X) is True and (X == 0) is False and (X != X + 1) is True  # identity: nodes are dict keys
+    assert {X: "kept"}[X] == "kept" and X in [X + 1, X]
+
+
 # -- bad input: one clear error each (acceptance 6) --------------------------
 
 

@@ -61,7 +61,9 @@ def evaluate(target: Node, memo: dict, overrides: Mapping[Node, Any] | None = No
     return memo[target]
 
 
-def apply_failure(target: Node, memo: dict, error: Exception, *, new_data: bool, fitting: bool = False) -> NodeApplyError:
+def apply_failure(
+    target: Node, memo: dict, error: Exception, *, new_data: bool, fitting: bool = False
+) -> NodeApplyError:
     """The error to raise when computing ``target``'s value into ``memo`` raised ``error`` (not a wirework
     error): at the first node of its ancestry without a value, as :func:`evaluate` and a fit pass compute them
     in that order. ``new_data``: on data given to the call, not the sources' own; ``fitting``: in a fit, after
@@ -268,6 +270,39 @@ class Node:
 
     def __array__(self, *args: Any, **kwargs: Any):
         raise self._refuse("array value")
+
+    # -- comparisons: == and != are identity (nodes are dict keys), so <, <=, >, >= build no node either --
+
+    def _unordered(self, symbol: str, name: str, other: Any) -> LazyNodeError:
+        from wirework.graph.inspect import formulas
+
+        if isinstance(other, Node):
+            left, right = formulas([self, other])
+            build = f"ww.node(lambda a, b: a {symbol} b, {left}, {right})"
+        else:
+            left = repr(self)
+            plain = isinstance(other, (int, float, str)) and len(repr(other)) <= 40
+            right = repr(other) if plain else describe(other)
+            lam = f"ww.node(lambda x: x {symbol} {right}, {left})"
+            build = lam if plain else f"ww.node(operator.{name}, {left}, value)"
+        return LazyNodeError(
+            "Comparisons of nodes build no node, and a lazy node has no value to compare until it is called "
+            f"(== and != compare nodes by identity: nodes are dict keys). Received: {left} {symbol} {right}. "
+            f"Build the comparison as a static node, {build}, or compare the values of called nodes, node() or "
+            "node(X_new)."
+        )
+
+    def __lt__(self, other: Any) -> bool:
+        raise self._unordered("<", "lt", other)
+
+    def __le__(self, other: Any) -> bool:
+        raise self._unordered("<=", "le", other)
+
+    def __gt__(self, other: Any) -> bool:
+        raise self._unordered(">", "gt", other)
+
+    def __ge__(self, other: Any) -> bool:
+        raise self._unordered(">=", "ge", other)
 
     # -- arithmetic and selection give static nodes ------------------------
 
