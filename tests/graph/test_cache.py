@@ -101,6 +101,34 @@ def test_max_bytes_evicts_least_recently_used(tmp_path):
         assert len(cache) == 0 and cache.hits == 0
 
 
+@pytest.mark.parametrize("where", ["memory", "disk"])
+def test_a_fit_larger_than_max_bytes_is_not_stored_and_evicts_nothing(tmp_path, where):
+    cache = ww.FitCache(tmp_path if where == "disk" else None, max_bytes=1500)
+    for alpha in (1.0, 2.0):
+        train(cache, alpha=alpha)
+    kept = cache.nbytes
+    big = ww.machine(FunctionTransformer(func=np.negative, kw_args={"pad": list(range(2000))}), X_DATA)
+    with pytest.warns(ww.FitCacheWarning, match=r"did not store a fitted FunctionTransformer: it takes \d+ bytes "
+                      r"pickled, more than max_bytes \(1500\).*raise max_bytes"):
+        big.fit(cache=cache)
+    assert big.state == 1 and len(cache) == 2 and cache.nbytes == kept  # the others are kept
+    train(cache, alpha=2.0)
+    assert cache.hits == 1
+
+
+def test_a_value_that_would_push_its_fit_past_max_bytes_is_not_kept():
+    fitted = Ridge().fit(X_DATA, Y_DATA)
+    cache = ww.FitCache(max_bytes=10**6)
+    cache.put("k", fitted)
+    cache.max_bytes = cache.nbytes + 100  # the fit fits, not with its 50 predictions (400 bytes)
+    result = cache.applied("k", fitted, "predict", X_DATA, lambda: fitted.predict(X_DATA))
+    np.testing.assert_array_equal(result, fitted.predict(X_DATA))
+    assert cache.stats()["values"] == 0 and cache.get("k") is fitted  # computed, not kept: the fit stays
+    cache.max_bytes += 400
+    cache.applied("k", fitted, "predict", X_DATA, lambda: fitted.predict(X_DATA))
+    assert cache.stats()["values"] == 1 and cache.get("k") is fitted
+
+
 def test_bad_settings():
     with pytest.raises(ww.ArgumentError, match="max_bytes to be a positive int"):
         ww.FitCache(max_bytes=0)
@@ -182,7 +210,8 @@ def test_bounded_cache_counts_and_evicts_values_with_their_fit():
     with_values = cache.nbytes
     assert with_values >= X_DATA.shape[0] * 8  # the kept predictions count
     cache.max_bytes = 1  # everything goes, values with their fits
-    cache.put("other", [0.0])
+    with pytest.warns(ww.FitCacheWarning, match=r"did not store a fitted list: it takes \d+ bytes pickled"):
+        cache.put("other", [0.0])  # larger than the bound by itself: not stored
     assert len(cache) == 0 and cache.stats()["values"] == 0
     cache.clear()
     assert cache.stats()["value_hits"] == cache.stats()["value_misses"] == 0

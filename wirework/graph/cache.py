@@ -46,8 +46,10 @@ class FitCache:
         entries in this process's memory.
     max_bytes : int, optional
         Evict the least recently used entries once their pickled sizes add
-        up to more than this. ``None``: no limit; an in-memory cache then
-        does not measure sizes (measuring pickles each fitted model).
+        up to more than this; a fit larger than this by itself is not
+        stored (with a :class:`FitCacheWarning`) and evicts nothing.
+        ``None``: no limit; an in-memory cache then does not measure sizes
+        (measuring pickles each fitted model).
 
     Attributes
     ----------
@@ -210,9 +212,12 @@ class FitCache:
         size = None if self.max_bytes is None else _size(result)
         with self._lock:
             self.value_misses += 1
-            if fit_key in self._entries:  # not evicted meanwhile
-                self._values.setdefault(fit_key, {})[key] = (result, size)
-                self._evict()
+            entry = self._entries.get(fit_key)
+            if entry is not None and entry[0] is fitted:  # not evicted (nor replaced) meanwhile
+                # kept only if the fit with its values still fits the bound: they are evicted together
+                if size is None or (entry[1] or 0) + self._values_size(fit_key) + size <= self.max_bytes:
+                    self._values.setdefault(fit_key, {})[key] = (result, size)
+                    self._evict()
         return result
 
     def put(self, key: str, fitted: Any, output: Any = None) -> None:
@@ -224,7 +229,7 @@ class FitCache:
         caller keeps its fit.
         """
         try:
-            self._put(key, fitted, output)
+            oversized = self._put(key, fitted, output)
         except Exception as error:
             warnings.warn(
                 f"FitCache could not store a fitted {type(fitted).__name__} ({type(error).__name__}: {error}); "
@@ -232,13 +237,31 @@ class FitCache:
                 FitCacheWarning,
                 stacklevel=2,
             )
+            return
+        if oversized is not None:
+            warnings.warn(
+                f"FitCache did not store a fitted {type(fitted).__name__}: it takes {oversized} bytes "
+                f"{'with its fit_transform output ' if output is not None else ''}pickled, more than max_bytes "
+                f"({self.max_bytes}), so it would evict every other entry and then itself. The fit is kept, but "
+                "not cached; raise max_bytes to cache fits this large.",
+                FitCacheWarning,
+                stacklevel=2,
+            )
 
-    def _put(self, key: str, fitted: Any, output: Any) -> None:
+    def _put(self, key: str, fitted: Any, output: Any) -> int | None:
+        """Store, or return the size of an entry larger than ``max_bytes`` by itself (not stored; the entries
+        kept are evicted down to the bound all the same)."""
         if self.location is None and self.max_bytes is None:  # nothing needs the size: not measured
             payload = None
         else:
             stored = fitted if output is None or self.location is None else _Trained(fitted, output)
             payload = pickle.dumps(stored, protocol=pickle.HIGHEST_PROTOCOL)
+        if self.max_bytes is not None and payload is not None:
+            size = len(payload) + (_size(output) if output is not None and self.location is None else 0)
+            if size > self.max_bytes:
+                with self._lock:
+                    self._evict()
+                return size
         with self._lock:
             if self.location is None:
                 old = self._entries.get(key)
@@ -262,6 +285,7 @@ class FitCache:
                     Path(temporary).unlink(missing_ok=True)
                     raise
             self._evict()
+        return None
 
     def _path(self, key: str) -> Path:
         assert self.location is not None
