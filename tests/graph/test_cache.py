@@ -129,6 +129,16 @@ def test_a_value_that_would_push_its_fit_past_max_bytes_is_not_kept():
     assert cache.stats()["values"] == 1 and cache.get("k") is fitted
 
 
+def test_a_disk_cache_evicts_the_least_recently_used_entry_even_within_one_clock_tick(tmp_path):
+    for trial in range(5):  # the system stamps files with its last tick: all three would tie
+        cache = ww.FitCache(tmp_path / str(trial), max_bytes=1500)  # two of these fits (~600 bytes) fit, not three
+        first, second = train(cache, alpha=1.0), train(cache, alpha=2.0)
+        assert cache.get(first._fit_key) is not None  # the first is now used more recently than the second
+        third = train(cache, alpha=3.0)
+        kept = {path.stem for path in (tmp_path / str(trial)).glob("*/*.pkl")}
+        assert kept == {first._fit_key, third._fit_key}, f"trial {trial}"
+
+
 def test_bad_settings():
     with pytest.raises(ww.ArgumentError, match="max_bytes to be a positive int"):
         ww.FitCache(max_bytes=0)

@@ -22,6 +22,7 @@ import os
 import pickle
 import tempfile
 import threading
+import time
 import warnings
 from collections import OrderedDict
 from collections.abc import Callable, Sequence
@@ -179,7 +180,8 @@ class FitCache:
             )
             return None
         try:
-            os.utime(path)
+            stamp = _now()
+            os.utime(path, ns=(stamp, stamp))  # most recently used (see _now)
         except OSError:  # evicted by another process meanwhile: the model read is still good
             pass
         return fitted
@@ -280,6 +282,8 @@ class FitCache:
                 try:
                     with os.fdopen(handle, "wb") as out:
                         out.write(payload)
+                    stamp = _now()
+                    os.utime(temporary, ns=(stamp, stamp))
                     os.replace(temporary, path)  # atomic: never a half-written entry
                 except BaseException:
                     Path(temporary).unlink(missing_ok=True)
@@ -305,7 +309,7 @@ class FitCache:
                 stat = path.stat()
             except FileNotFoundError:
                 continue
-            found.append((stat.st_mtime, path, stat.st_size))
+            found.append((stat.st_mtime_ns, path, stat.st_size))
         found.sort(key=lambda entry: entry[0])
         return [(path, size) for _, path, size in found]
 
@@ -376,6 +380,24 @@ class FitCache:
             "value_misses": self.value_misses,
             "values": sum(map(len, self._values.values())),
         }
+
+
+_CLOCK = threading.Lock()
+_last_stamp = 0
+
+
+def _now() -> int:
+    """The time an entry's file is stamped with when it is written or read, in nanoseconds: the clock's,
+    strictly later than the last stamp of this process.
+
+    Eviction goes by these times. The system would stamp files with the time
+    of its last clock tick (milliseconds apart), which puts the entries
+    written and read within one tick in an arbitrary order.
+    """
+    global _last_stamp
+    with _CLOCK:
+        _last_stamp = max(time.time_ns(), _last_stamp + 1)
+        return _last_stamp
 
 
 #: Where an in-memory cache keeps a fit's ``fit_transform`` output among its values (tokens are hexadecimal).
