@@ -139,6 +139,16 @@ def test_a_disk_cache_evicts_the_least_recently_used_entry_even_within_one_clock
         assert kept == {first._fit_key, third._fit_key}, f"trial {trial}"
 
 
+def test_a_disk_cache_whose_directory_was_removed_makes_it_again(tmp_path):
+    import shutil
+
+    cache = ww.FitCache(tmp_path / "fits")
+    train(cache)
+    shutil.rmtree(tmp_path / "fits")  # cleared by hand while the process runs
+    second = train(cache, alpha=2.0)  # stored without a warning (warnings are errors here)
+    assert len(cache) == 1 and cache.get(second._fit_key) is not None
+
+
 def test_bad_settings():
     with pytest.raises(ww.ArgumentError, match="max_bytes to be a positive int"):
         ww.FitCache(max_bytes=0)

@@ -277,7 +277,7 @@ class FitCache:
             else:
                 assert payload is not None
                 path = self._path(key)
-                path.parent.mkdir(exist_ok=True)
+                path.parent.mkdir(parents=True, exist_ok=True)  # the whole directory too, if removed since
                 handle, temporary = tempfile.mkstemp(dir=path.parent, suffix=".tmp")
                 try:
                     with os.fdopen(handle, "wb") as out:
