@@ -637,6 +637,20 @@ def test_a_pickled_machine_drops_its_output_and_trains_again_when_a_node_needs_i
     assert machines["encoder"].report()["action"] == "skipped"
 
 
+def test_a_shallow_copy_of_a_machine_trains_itself_not_the_original():
+    import copy
+
+    X, y = ww.source(X_DATA, name="X"), ww.source(Y_DATA, name="y")
+    ridge = ww.machine(Ridge(), X, y, name="ridge").fit()
+    copied = copy.copy(ridge)
+    assert copied.args == ridge.args and copied.model is ridge.model and copied.fitted_model is ridge.fitted_model
+    copied.model = Ridge(alpha=100.0)
+    copied.fit()  # condition 6, by the copy's own snapshot
+    assert copied.report()["action"] == "updated" and copied.state == 2 and copied.fitted_model.alpha == 100.0
+    assert ridge.state == 1 and ridge.fitted_model.alpha == 1.0  # the original is as it was
+    np.testing.assert_allclose(copied.predict(X)(), Ridge(alpha=100.0).fit(X_DATA, Y_DATA).predict(X_DATA))
+
+
 def test_weights_go_to_fit_when_fit_transform_does_not_take_them():
     weights = np.linspace(1.0, 2.0, len(Y_DATA))
     X, y, w = ww.source(X_DATA), ww.source(Y_DATA), ww.source(weights)

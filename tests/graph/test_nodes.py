@@ -273,6 +273,25 @@ def test_wirework_errors_inside_a_call_are_not_wrapped_again():
     assert not isinstance(info.value, ww.NodeApplyError)
 
 
+def test_a_shallow_copy_of_a_node_computes_the_same_and_is_its_own_node():
+    import copy
+
+    X, y = ww.source(X_DATA, name="X"), ww.source(Y_DATA, name="y")
+    ridge = ww.machine(Ridge(), X, y, name="ridge")
+    yhat = (ridge.predict(X) + 1).fit()
+    expected = yhat(X_DATA[:3])
+    for node in (yhat, yhat.parents[0], X):
+        node()  # its structure is known (and kept) before the copy
+    copied = copy.copy(yhat)
+    assert copied is not yhat and copied.parents == yhat.parents and copied.sources() == [X]
+    np.testing.assert_array_equal(copied(X_DATA[:3]), expected)
+    np.testing.assert_array_equal(copy.copy(yhat.parents[0])(), ridge.predict(X)())
+    data = copy.copy(X)
+    assert data is not X and data.name == "X" and data() is X_DATA and data.sources() == [data]
+    data.data = X_DATA[:2]  # its own data from now on
+    assert X() is X_DATA
+
+
 def test_every_error_is_a_wirework_error():
     errors = (ww.GraphError, ww.NotTrainedError, ww.DataError, ww.ArgumentError, ww.LazyNodeError)
     for error in (*errors, ww.ParameterError, ww.MachineFitError, ww.MachineApplyError, ww.NodeApplyError, ww.ExportError):

@@ -238,6 +238,14 @@ class Machine:
         state["_output"] = None  # as large as the training data: dropped (condition 7 trains again if needed)
         return state
 
+    def __copy__(self) -> Machine:
+        """``copy.copy(machine)``: a machine with the same model object, arguments and training, whose fits are
+        its own (its record of what it needs lists the machine itself: shared, a fit would train the original)."""
+        copied = object.__new__(type(self))
+        copied.__dict__.update(self.__getstate__())
+        copied._training = None
+        return copied
+
     # -- operations: each returns a dynamic node ---------------------------
 
     def _operation(self, operation: str, nodes: tuple) -> DynamicNode:

@@ -145,6 +145,16 @@ class Node:
         """Every machine this node needs, in training (dependency) order."""
         return list(self._training_graph().machines)
 
+    def __copy__(self) -> Node:
+        """``copy.copy(node)``: a node of the same kind computing the same (same parents, function or machine;
+        a source holds the same data), with its own record of its structure, which lists the node itself."""
+        kind = type(self)
+        copied = kind.__new__(kind)
+        for name in _fields(kind):
+            setattr(copied, name, getattr(self, name))
+        copied._order = copied._sources = copied._training = None
+        return copied
+
     # -- calling -----------------------------------------------------------
 
     def __call__(self, *args: Any, **kwargs: Any) -> Any:
@@ -357,6 +367,18 @@ class Node:
 
     def _repr_html_(self) -> str:
         return f"<div><code>{_html_escape(repr(self))}</code></div>{self.to_svg()}"
+
+
+_FIELDS: dict[type, tuple[str, ...]] = {}
+
+
+def _fields(kind: type) -> tuple[str, ...]:
+    """The slots of a node class that hold its fields (all but ``__weakref__``), kept per class."""
+    names = _FIELDS.get(kind)
+    if names is None:
+        slots = [name for k in reversed(kind.__mro__) for name in k.__dict__.get("__slots__", ())]
+        names = _FIELDS[kind] = tuple(name for name in slots if name != "__weakref__")
+    return names
 
 
 def _html_escape(text: str) -> str:
