@@ -106,6 +106,23 @@ def test_frozen_machine_never_retrains_and_warns():
     assert fits() == ["pca", "ridge"]
 
 
+def test_a_frozen_machine_never_trained_says_to_thaw_it():
+    X, y = ww.source(X_DATA, name="X"), ww.source(Y_DATA, name="y")
+    scaler = ww.machine(StandardScaler(), X, name="scaler").freeze()
+    yhat = ww.machine(Ridge(), scaler.transform(X), y, name="ridge").predict(scaler.transform(X))
+    advice = r"It is frozen, so fit passes skip it: call thaw\(\), then fit\(\) on a node downstream of it\."
+    with pytest.warns(ww.FrozenMachineWarning, match="condition 1"):
+        with pytest.raises(ww.NotTrainedError, match=rf"Machine 'scaler' \(StandardScaler\) has not been .*{advice}"):
+            yhat.fit()
+    with pytest.raises(ww.NotTrainedError, match=advice):
+        scaler.fitted_model
+    scaler.thaw()
+    np.testing.assert_allclose(yhat.fit()(X_DATA[:2]), yhat(X_DATA[:2]))
+    assert scaler.state == 1 and yhat.machines()[-1].state == 1
+    with pytest.raises(ww.NotTrainedError, match=r"Call fit\(\) on a node downstream of it, or on the machine"):
+        ww.machine(Ridge(), X, y).fitted_model
+
+
 def test_frozen_machine_that_needs_nothing_is_skipped_silently():
     yhat, (_, _, scaler, pca, ridge) = chain()
     yhat.fit()

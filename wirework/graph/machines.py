@@ -222,8 +222,9 @@ class Machine:
         label = f" {self.name!r}" if self.name else ""
         return f"Machine{label} ({type(self.model).__name__})"
 
-    @staticmethod
-    def _how_to_train() -> str:
+    def _how_to_train(self) -> str:
+        if self._frozen:  # fit passes skip it
+            return "It is frozen, so fit passes skip it: call thaw(), then fit() on a node downstream of it."
         return "Call fit() on a node downstream of it, or on the machine."
 
     def __repr__(self) -> str:
