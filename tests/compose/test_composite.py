@@ -105,6 +105,33 @@ def test_report_and_fitted_params():
     assert set(fitted) == {"scale", "regress"} and hasattr(fitted["regress"].estimator_, "coef_")
 
 
+class SharedName(RegressorMixin, ww.Composite):
+    """Two machines under one name (or a name that is an unnamed machine's number in report_)."""
+
+    def __init__(self, names=("model", "model")):
+        self.names = names
+
+    def network(self, X, y=None):
+        first = ww.machine(Ridge(), X, y, name=self.names[0]).predict(X)
+        second = ww.machine(Lasso(), X, y, name=self.names[1]).predict(X)
+        return ww.Signature(predict=ww.mean(first, second))
+
+
+@pytest.mark.parametrize(
+    ("names", "shown"),
+    [
+        (("model", "model"), r"2 machines named 'model': Machine 'model' \(Ridge\), Machine 'model' \(Lasso\)"),
+        ((None, "m1"), r"2 machines named 'm1': Machine \(Ridge\) \(unnamed: m1\), Machine 'm1' \(Lasso\)"),
+    ],
+)
+def test_machines_sharing_a_name_are_refused_rather_than_hidden_from_the_report(names, shown):
+    model = SharedName(names)
+    with pytest.raises(ww.GraphError, match=rf"SharedName.network\(\) has {shown}\. report_\(\) and fitted_params_"):
+        model.fit(X_DATA, Y_DATA)
+    model.set_params(names=("ridge", "lasso")).fit(X_DATA, Y_DATA)
+    assert set(model.report_()["machines"]) == set(model.fitted_params_()) == {"ridge", "lasso"}
+
+
 def test_operations_appear_exactly_when_the_signature_provides_them():
     model = TwoStage(Ridge(), StandardScaler())
     assert hasattr(model, "predict")

@@ -72,6 +72,15 @@ def test_two_levels_pass_raw_features_upwards():
     assert stack.score(X, y) > 0.4
 
 
+def test_a_learner_named_as_the_final_machine_is_refused_not_taken_for_the_final_estimator():
+    X, y = load_diabetes(return_X_y=True)
+    stack = ww.Stack([("final", Ridge()), ("tree", DecisionTreeRegressor(max_depth=2))], final_estimator=Ridge(alpha=3.0))
+    with pytest.raises(ww.GraphError, match=r"2 machines named 'final'.*rename the component whose name it takes"):
+        stack.fit(X, y)  # final_estimator_ was the learner's Ridge, and report_() showed one 'final'
+    stack.set_params(estimators=[("ridge", Ridge()), ("tree", DecisionTreeRegressor(max_depth=2))]).fit(X, y)
+    assert stack.final_estimator_.alpha == 3.0
+
+
 def test_levels_may_be_a_numpy_integer():
     X, y = DIABETES
     plain = ww.Stack(regressors(), Ridge(), cv=3, levels=2).fit(X, y)

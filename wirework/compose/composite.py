@@ -507,6 +507,7 @@ class Composite(_SetOutputMixin, BaseEstimator, auto_wrap_output_keys=None):
             )
         allowed = {X, *([] if y is None else [y]), *([] if w is None else [w])}
         machines = training_order(signature.nodes())
+        self._refuse_shared_names(machines)
         for name, node in [*signature.items(), *signature.report.items()]:
             foreign = [s for s in upstream_sources([node]) if s not in allowed]
             if foreign:
@@ -526,6 +527,21 @@ class Composite(_SetOutputMixin, BaseEstimator, auto_wrap_output_keys=None):
             roles = {source: source.name for source in (X, y, w) if source is not None}
             carry_over(last.machines, machines, roles)
         return _Built(signature, X, y, structure, objects, machines, w, weighted=weighted)
+
+    def _refuse_shared_names(self, machines: list[Machine]) -> None:
+        """Raise unless each machine has a key of its own in :meth:`report_` and :meth:`fitted_params_` (its
+        name, or ``m<k>`` for the ``k``-th in training order when unnamed): a key shared would hide a machine,
+        and a recipe's fitted attributes, which look machines up by name, could give another's model."""
+        keys = [_name(m, k) for k, m in enumerate(machines, start=1)]
+        if len(set(keys)) == len(keys):
+            return
+        key = next(key for key in keys if keys.count(key) > 1)
+        shown = [m._title() + ("" if m.name else f" (unnamed: {key})") for m, k in zip(machines, keys) if k == key]
+        raise GraphError(
+            f"{type(self).__name__}.network() has {len(shown)} machines named {key!r}: {', '.join(shown)}. "
+            "report_() and fitted_params_() name each machine, so names must differ. Give each its own name "
+            "(ww.machine(..., name=...)); in a recipe, rename the component whose name it takes."
+        )
 
     def _routed_weights(self) -> frozenset[str] | None:
         """While :meth:`network` is built for weights under scikit-learn's metadata routing: the names of the
