@@ -152,6 +152,8 @@ class Node:
         copied = kind.__new__(kind)
         for name in _fields(kind):
             setattr(copied, name, getattr(self, name))
+        if hasattr(self, "__dict__"):  # a subclass without slots
+            copied.__dict__.update(self.__dict__)
         copied._order = copied._sources = copied._training = None
         return copied
 
