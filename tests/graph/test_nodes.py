@@ -292,6 +292,21 @@ def test_a_shallow_copy_of_a_node_computes_the_same_and_is_its_own_node():
     assert X() is X_DATA
 
 
+class Tagged(ww.graph.nodes.StaticNode):
+    """A node class of a user's, without slots: its instances have a __dict__."""
+
+
+def test_a_shallow_copy_of_a_node_without_slots_keeps_its_attributes():
+    import copy
+
+    tagged = Tagged(np.negative, (ww.source(X_DATA, name="X"),))
+    tagged.tag = "mine"
+    tagged()
+    copied = copy.copy(tagged)
+    assert type(copied) is Tagged and copied.tag == "mine"
+    np.testing.assert_array_equal(copied(), -X_DATA)
+
+
 def test_every_error_is_a_wirework_error():
     errors = (ww.GraphError, ww.NotTrainedError, ww.DataError, ww.ArgumentError, ww.LazyNodeError)
     for error in (*errors, ww.ParameterError, ww.MachineFitError, ww.MachineApplyError, ww.NodeApplyError, ww.ExportError):
