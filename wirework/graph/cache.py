@@ -258,8 +258,12 @@ class FitCache:
         else:
             stored = fitted if output is None or self.location is None else _Trained(fitted, output)
             payload = pickle.dumps(stored, protocol=pickle.HIGHEST_PROTOCOL)
+        # in memory, an output is kept among the fit's values (measured when bounded); on disk, in the payload
+        output_size = (
+            _size(output) if output is not None and self.location is None and self.max_bytes is not None else None
+        )
         if self.max_bytes is not None and payload is not None:
-            size = len(payload) + (_size(output) if output is not None and self.location is None else 0)
+            size = len(payload) + (output_size or 0)
             if size > self.max_bytes:
                 with self._lock:
                     self._evict()
@@ -272,8 +276,7 @@ class FitCache:
                 self._entries[key] = (fitted, None if payload is None else len(payload))
                 self._entries.move_to_end(key)
                 if output is not None:
-                    size = None if self.max_bytes is None else _size(output)
-                    self._values.setdefault(key, {})[_OUTPUT] = (output, size)
+                    self._values.setdefault(key, {})[_OUTPUT] = (output, output_size)
             else:
                 assert payload is not None
                 path = self._path(key)
