@@ -349,6 +349,22 @@ class NodeApplyError(_WrappingError):
     error is also of the original's builtin class (a ``ValueError`` stays a
     ``ValueError``). In a fit pass the same failure is the
     :class:`MachineFitError` of the machine that needed the value.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> import wirework as ww
+    >>> def first_rows(x):
+    ...     if len(x) < 2:
+    ...         raise ValueError("too few rows")
+    ...     return x[:2]
+    >>> X = ww.source(np.zeros((3, 1)), name="X")
+    >>> head = ww.node(first_rows, X)
+    >>> try:
+    ...     head(np.zeros((1, 1)))
+    ... except ww.NodeApplyError as error:
+    ...     print(isinstance(error, ValueError), type(error.__cause__).__name__)
+    True ValueError
     """
 
     def __init__(self, message: str, *, node: object = None) -> None:
