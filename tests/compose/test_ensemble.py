@@ -130,6 +130,22 @@ def test_fitted_attributes_are_scikit_learn_s():
     assert not hasattr(ww.Bagging(DecisionTreeClassifier()), "estimators_")
 
 
+@pytest.mark.parametrize("voting", ["soft", "hard"])
+def test_a_voter_named_labels_is_a_voter_as_in_scikit_learn(voting):
+    X, y = load_iris(return_X_y=True)
+    y = np.array(["setosa", "versicolor", "virginica"])[y]
+    voters = [("labels", GaussianNB()), ("tree", DecisionTreeClassifier(max_depth=2, random_state=0))]
+    ours = ww.Average(voters, weights=[2, 1], voting=voting).fit(X, y)
+    theirs = VotingClassifier(voters, weights=[2, 1], voting=voting).fit(X, y)
+    assert np.array_equal(ours.predict(X), theirs.predict(X))
+    if voting == "soft":
+        assert np.max(np.abs(ours.predict_proba(X) - theirs.predict_proba(X))) <= 1e-12
+    assert list(ours.named_estimators_) == ["labels", "tree"] and isinstance(ours.estimators_[0], GaussianNB)
+    params = ours.fitted_params_()
+    assert params["labels"] is ours.named_estimators_["labels"] and list(params["labels_"].classes_) == list(theirs.classes_)
+    assert set(ours.report_()["machines"]) == {"labels", "labels_", "tree"}
+
+
 @pytest.mark.parametrize("weights", [None, [1, 2, 1], [1, 1, 0]], ids=["equal", "weighted", "ties"])
 def test_hard_voting_equals_scikit_learn_s(weights):
     X, y = load_breast_cancer(return_X_y=True)

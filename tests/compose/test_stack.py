@@ -72,13 +72,36 @@ def test_two_levels_pass_raw_features_upwards():
     assert stack.score(X, y) > 0.4
 
 
-def test_a_learner_named_as_the_final_machine_is_refused_not_taken_for_the_final_estimator():
-    X, y = load_diabetes(return_X_y=True)
-    stack = ww.Stack([("final", Ridge()), ("tree", DecisionTreeRegressor(max_depth=2))], final_estimator=Ridge(alpha=3.0))
-    with pytest.raises(ww.GraphError, match=r"2 machines named 'final'.*rename the component whose name it takes"):
-        stack.fit(X, y)  # final_estimator_ was the learner's Ridge, and report_() showed one 'final'
-    stack.set_params(estimators=[("ridge", Ridge()), ("tree", DecisionTreeRegressor(max_depth=2))]).fit(X, y)
-    assert stack.final_estimator_.alpha == 3.0
+def test_learners_named_final_and_labels_are_learners_as_in_scikit_learn():
+    X, y = load_iris(return_X_y=True)
+    y = np.array(["setosa", "versicolor", "virginica"])[y]
+    estimators = [("final", GaussianNB()), ("labels", DecisionTreeClassifier(max_depth=2, random_state=0))]
+    final = LogisticRegression(C=0.5, max_iter=1000)
+    ours = ww.Stack(estimators, final, cv=StratifiedKFold(3)).fit(X, y)
+    theirs = StackingClassifier(estimators, final_estimator=final, cv=StratifiedKFold(3)).fit(X, y)
+    assert np.max(np.abs(ours.predict_proba(X) - theirs.predict_proba(X))) <= 1e-10
+    assert np.array_equal(ours.predict(X), theirs.predict(X))
+    assert np.max(np.abs(ours.final_estimator_.coef_ - theirs.final_estimator_.coef_)) <= 1e-10
+    assert list(ours.named_estimators_) == ["final", "labels"]
+    assert [type(e) for e in ours.estimators_] == [GaussianNB, DecisionTreeClassifier]
+    assert ours.named_estimators_["labels"].get_depth() == 2
+    params = ours.fitted_params_()
+    assert params["final"] is ours.named_estimators_["final"] and params["labels"] is ours.named_estimators_["labels"]
+    assert params["final_"] is ours.final_estimator_ and list(params["labels_"].classes_) == list(theirs.classes_)
+    assert set(ours.report_()["machines"]) == set(params) and len(params) == len(ours.machines_) == 2 * 4 + 2
+
+
+def test_a_learner_named_final_in_a_regressor_stack_and_one_named_like_a_fold():
+    X, y = DIABETES
+    estimators = [("final", Ridge(alpha=0.5)), ("tree", DecisionTreeRegressor(max_depth=3, random_state=0)),
+                  ("tree_fold1", Ridge(alpha=5.0))]
+    ours = ww.Stack(estimators, Ridge(alpha=3.0), cv=KFold(5)).fit(X, y)
+    theirs = StackingRegressor(estimators, final_estimator=Ridge(alpha=3.0), cv=KFold(5)).fit(X, y)
+    assert np.max(np.abs(ours.predict(X) - theirs.predict(X))) <= 1e-10
+    assert ours.final_estimator_.alpha == 3.0 and ours.named_estimators_["final"].alpha == 0.5
+    assert ours.named_estimators_["tree_fold1"].alpha == 5.0
+    assert ours.fitted_params_()["tree_fold1_"].get_depth() == 3  # the tree's first fold, which gave way
+    assert len(ours.fitted_params_()) == len(ours.machines_) == 3 * 6 + 1
 
 
 def test_levels_may_be_a_numpy_integer():

@@ -23,7 +23,7 @@ except ImportError:  # scikit-learn < 1.7
 from wirework.errors import ArgumentError, GraphError
 from wirework.graph.data import describe
 
-__all__ = ["NamedEstimators", "TrainedEstimators", "check_named", "dropped"]
+__all__ = ["NamedEstimators", "TrainedEstimators", "check_named", "dropped", "unclaimed"]
 
 
 def check_named(owner: str, attribute: str, pairs: Any, reserved: Iterable[str] = ()) -> list[tuple[str, Any]]:
@@ -129,6 +129,21 @@ class NamedEstimators:
 def dropped(estimator: Any) -> bool:
     """Whether an estimator of a pair is ``"drop"``: a pair the recipe skips (scikit-learn's voting and stacking)."""
     return isinstance(estimator, str) and estimator == "drop"
+
+
+def unclaimed(name: str, claimed: Iterable[str]) -> str:
+    """``name``, or when one of ``claimed`` has it, ``name`` followed by as many ``_`` as make it free.
+
+    The name of a machine a recipe adds for itself (a stack's ``"final"``, a
+    classifier's ``"labels"``, a learner's fold): ``claimed`` are the names
+    its components' machines take, which are theirs (scikit-learn accepts any
+    component name but its own parameters' and those with ``'__'``), so the
+    recipe's own machine gives way: ``"final_"`` beside a learner ``"final"``.
+    """
+    taken = set(claimed)
+    while name in taken:
+        name += "_"
+    return name
 
 
 def _is_pair(item: Any) -> bool:

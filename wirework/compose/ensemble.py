@@ -16,7 +16,7 @@ from wirework.graph.data import describe, take_rows, whole
 from wirework.graph.machines import Machine, machine
 from wirework.graph.nodes import Node, Source, node
 from wirework.compose import _ops
-from wirework.compose._named import NamedEstimators, TrainedEstimators, dropped
+from wirework.compose._named import NamedEstimators, TrainedEstimators, dropped, unclaimed
 from wirework.compose._routing import RoutedWeights
 from wirework.compose.composite import Composite, WeightedFit, check_weighted, learns_several_targets
 from wirework.compose.pipeline import _kind_of
@@ -388,7 +388,8 @@ class Average(NamedEstimators, TrainedEstimators, RoutedWeights, WeightedFit, Co
             raise GraphError(f"{owner}: voting must be 'soft' or 'hard'. Received: {self.voting!r}.")
         hard = classifier and self.voting == "hard"
         routed = self._routed_weights()
-        labels = machine(LabelEncoder(), y, name="labels") if classifier else None
+        encoder = unclaimed("labels", [name for name, _ in estimators])  # a voter may be named "labels"
+        labels = machine(LabelEncoder(), y, name=encoder) if classifier else None
         target: Node = labels.transform(y) if labels is not None else y
         members = []
         for name, estimator in estimators:

@@ -13,7 +13,7 @@ from wirework.graph.data import whole
 from wirework.graph.machines import machine
 from wirework.graph.nodes import Node, Source, node
 from wirework.compose import _ops
-from wirework.compose._named import NamedEstimators, TrainedEstimators, _VisualBlock
+from wirework.compose._named import NamedEstimators, TrainedEstimators, _VisualBlock, unclaimed
 from wirework.compose._routing import RoutedWeights
 from wirework.compose.composite import Composite, WeightedFit, check_weighted
 from wirework.compose.pipeline import _kind_of
@@ -201,10 +201,23 @@ class Stack(NamedEstimators, TrainedEstimators, RoutedWeights, WeightedFit, Comp
         prefix = type(self).__name__.lower()
         return tuple(f"{prefix}_{name}{suffix}" for name, _ in estimators)
 
+    def _learner_machines(self, estimators: list[tuple[str, Any]]) -> list[str]:
+        """The names of the base learners' machines trained on all rows, level by level (``<name><suffix>``)."""
+        levels = range(1, self.levels + 1) if whole(self.levels) and self.levels > 1 else [1]
+        return [f"{name}{self._suffix(level)}" for level in levels for name, _ in estimators]
+
+    def _own_machine(self, wanted: str, estimators: list[tuple[str, Any]]) -> str:
+        """The name of the stack's own machine ``wanted`` (``"final"``, ``"labels"``): ``wanted``, or
+        ``wanted_``… when a base learner's machine takes it (a learner named ``"final"``; see
+        :func:`unclaimed`). A fold's machine never does: its name ends with ``_fold<k>`` (and ``_``…)."""
+        return unclaimed(wanted, self._learner_machines(estimators))
+
     @property
     def final_estimator_(self) -> Any:
         """The final estimator, trained on the base learners' out-of-fold predictions."""
-        return self._trained(["final"])["final"]
+        self._ready()
+        name = self._own_machine("final", self._live_pairs())
+        return self._trained([name])[name]
 
     @property
     def named_estimators_(self) -> Bunch:
@@ -271,7 +284,8 @@ class Stack(NamedEstimators, TrainedEstimators, RoutedWeights, WeightedFit, Comp
                 f"{owner}: final_estimator ({type(self.final_estimator).__name__}) has no predict(); "
                 "give a regressor or a classifier."
             )
-        labels = machine(LabelEncoder(), y, name="labels") if classifier else None
+        labels = machine(LabelEncoder(), y, name=self._own_machine("labels", estimators)) if classifier else None
+        learner_machines = self._learner_machines(estimators)
         target: Node = labels.transform(y) if labels is not None else y
         cv = _ops.seeded_cv(self._listed_cv(), classifier, self.random_state)
         splits = node(_ops.cv_splits, X, target, cv, classifier)
@@ -294,7 +308,7 @@ class Stack(NamedEstimators, TrainedEstimators, RoutedWeights, WeightedFit, Comp
                     fold = machine(
                         estimator,
                         *(node(_ops.take, data, splits, i, 0) for data in rows),
-                        name=f"{name}{suffix}_fold{i + 1}",
+                        name=unclaimed(f"{name}{suffix}_fold{i + 1}", learner_machines),  # a learner "a_fold1"
                     )
                     fold_predictions.append(getattr(fold, method)(node(_ops.take, train_features, splits, i, 1)))
                 per_class = {"target": target, "method": method} if classifier and method != "predict" else {}
@@ -312,7 +326,8 @@ class Stack(NamedEstimators, TrainedEstimators, RoutedWeights, WeightedFit, Comp
                 train_meta = node(_ops.meta_features, *out_of_fold, **joined)
                 predict_meta = node(_ops.meta_features, *full, **joined)
 
-        final = machine(self.final_estimator, train_meta, target, *weights("final_estimator"), name="final")
+        final_name = self._own_machine("final", estimators)
+        final = machine(self.final_estimator, train_meta, target, *weights("final_estimator"), name=final_name)
         outputs: dict[str, Node] = {"predict": final.predict(predict_meta), "transform": predict_meta}
         if labels is not None:
             outputs["predict"] = labels.inverse_transform(outputs["predict"])
