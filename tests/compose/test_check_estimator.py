@@ -208,7 +208,9 @@ OUTPUT_CHECKS = [
 
 
 def test_the_transformer_composites_are_checked():
-    assert [type(e).__name__ for e in TRANSFORMERS] == ["Pipeline", "Stack", "Stack", "Stack", "Reduce", "Pipeline"]
+    assert [type(e).__name__ for e in TRANSFORMERS] == [
+        "Pipeline", "Stack", "Stack", "Stack", "Average", "Average", "Reduce", "Average", "Pipeline"
+    ]
 
 
 @pytest.mark.filterwarnings("ignore::FutureWarning")

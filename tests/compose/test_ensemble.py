@@ -283,3 +283,31 @@ def test_numpy_numbers_are_taken_as_the_python_ones_and_bools_are_not_counts():
     assert search.best_params_["n_estimators"] in (2, 4)
     with pytest.raises(ww.GraphError, match=r"n_estimators must be an int >= 1\. Received: True"):
         ww.Bagging(tree, n_estimators=True).fit(X, y)
+
+
+@pytest.mark.parametrize("voting, flatten", [("soft", True), ("soft", False), ("hard", True)])
+def test_average_transform_equals_voting_classifier_s(voting, flatten):
+    X, y = load_iris(return_X_y=True)
+    y = np.array(["setosa", "versicolor", "virginica"])[y]
+    voters = [("lr", LogisticRegression(max_iter=1000)), ("drop_me", "drop"), ("tree2", DecisionTreeClassifier(max_depth=2, random_state=0))]
+    ours = ww.Average(voters, voting=voting, flatten_transform=flatten).fit(X, y)
+    theirs = VotingClassifier(voters, voting=voting, flatten_transform=flatten).fit(X, y)
+    assert ours.transform(X).shape == theirs.transform(X).shape
+    assert np.max(np.abs(ours.transform(X) - theirs.transform(X))) <= 1e-12
+    if voting == "soft" and not flatten:
+        with pytest.raises(ValueError, match="flatten_transform=False"):
+            ours.get_feature_names_out()
+        return
+    assert list(ours.get_feature_names_out()) == [n.replace("votingclassifier", "average") for n in theirs.get_feature_names_out()]
+    frame = ours.set_output(transform="pandas").transform(X)
+    assert list(frame.columns) == list(ours.get_feature_names_out())
+
+
+def test_average_transform_equals_voting_regressor_s():
+    voters = [("ridge", Ridge()), ("lasso", Lasso(alpha=0.1))]
+    ours = ww.Average(voters, weights=[3, 1]).fit(X_DATA, Y_DATA)
+    theirs = VotingRegressor(voters, weights=[3, 1]).fit(X_DATA, Y_DATA)
+    assert np.max(np.abs(ours.transform(X_DATA) - theirs.transform(X_DATA))) <= 1e-10
+    assert list(ours.get_feature_names_out()) == ["average_ridge", "average_lasso"]
+    assert list(theirs.get_feature_names_out()) == ["votingregressor_ridge", "votingregressor_lasso"]
+    assert np.array_equal(ours.fit_transform(X_DATA, Y_DATA), ours.transform(X_DATA))

@@ -310,6 +310,13 @@ def weighted_mean(*values: Any, weights: tuple[float, ...] | None = None) -> np.
     return total / float(sum(weights))
 
 
+def side_by_side(*predictions: Any, flatten: bool = True) -> np.ndarray:
+    """Each model's predictions as columns, in order (scikit-learn's voting ``transform``): a 1-D prediction one
+    column, probabilities all theirs; ``flatten=False``: the models' outputs stacked, ``(models, rows, ...)``."""
+    arrays = [np.asarray(p) for p in predictions]
+    return np.column_stack(arrays) if flatten else np.asarray(arrays)
+
+
 def majority(*predictions: Any, weights: tuple[float, ...] | None = None) -> np.ndarray:
     """Per row, the (weighted) most frequent of several models' encoded labels; a tie goes to the smallest."""
     votes = np.column_stack([np.asarray(p).astype(np.intp, copy=False) for p in predictions])

@@ -293,7 +293,10 @@ class Average(NamedEstimators, TrainedEstimators, RoutedWeights, WeightedFit, Co
     (soft voting), or with ``voting="hard"`` the label most models predict
     (weighted; a tie goes to the first of the sorted labels), as
     scikit-learn's ``VotingClassifier``: then no ``predict_proba``, and the
-    models need only ``predict``. The same model object may appear under several names:
+    models need only ``predict``. ``transform`` gives each model's output as
+    columns, as scikit-learn's voting estimators: predictions (regressors),
+    probabilities (soft voting) or encoded labels ``0..k-1`` (hard voting);
+    ``get_feature_names_out`` names them. The same model object may appear under several names:
     its machines then share it. ``fit(X, y, sample_weight=w)`` trains every
     model with the weights, as scikit-learn's voting estimators do.
 
@@ -308,6 +311,11 @@ class Average(NamedEstimators, TrainedEstimators, RoutedWeights, WeightedFit, Co
         scikit-learn's).
     voting : {"soft", "hard"}, default="soft"
         How classifiers vote (regressors ignore it).
+    flatten_transform : bool, default=True
+        What ``transform`` gives for soft voting (regressors and hard voting
+        ignore it): the models' probabilities side by side, ``(rows, models
+        x classes)``, or with ``False`` stacked, ``(models, rows, classes)``,
+        as scikit-learn's ``VotingClassifier``.
     cache : FitCache, optional
     executor, n_jobs : optional
         Where the machines train (see ``ww.Stack``).
@@ -331,6 +339,7 @@ class Average(NamedEstimators, TrainedEstimators, RoutedWeights, WeightedFit, Co
         weights: Any = None,
         *,
         voting: str = "soft",
+        flatten_transform: bool = True,
         cache: Any = None,
         executor: Any = None,
         n_jobs: int | None = None,
@@ -338,6 +347,7 @@ class Average(NamedEstimators, TrainedEstimators, RoutedWeights, WeightedFit, Co
         self.estimators = estimators
         self.weights = weights
         self.voting = voting
+        self.flatten_transform = flatten_transform
         self.cache = cache
         self.executor = executor
         self.n_jobs = n_jobs
@@ -352,11 +362,44 @@ class Average(NamedEstimators, TrainedEstimators, RoutedWeights, WeightedFit, Co
     def _weight_routes(self) -> list[tuple[str, Any, str]]:
         return [(name, estimator, "fit") for name, estimator in self._live_pairs()]
 
+    def __sklearn_tags__(self):
+        """The composite's tags; hard voting's ``transform`` gives labels, whose dtype is not the input's."""
+        tags = super().__sklearn_tags__()
+        if tags.transformer_tags is not None and self._kind() == "classifier" and self.voting == "hard":
+            tags.transformer_tags.preserves_dtype = []
+        return tags
+
     @property
     def named_estimators_(self) -> Bunch:
         """The trained models, by name, in the order of ``estimators``; ``"drop"`` for a model dropped, as
         scikit-learn's."""
         return self._named_trained()
+
+    def get_feature_names_out(self, input_features: Any = None) -> np.ndarray:
+        """Names of the columns ``transform`` gives, as scikit-learn's voting estimators name them:
+        ``average_<name>`` per model (regressors, hard voting), ``average_<name><k>`` per class (soft voting).
+
+        ``input_features`` is checked as ``Composite.get_feature_names_out``
+        checks it, and not used.
+
+        Raises
+        ------
+        GraphError
+            Soft voting with ``flatten_transform=False`` (also a ``ValueError``, as scikit-learn's).
+        """
+        self._ready()
+        self._input_names(input_features)
+        prefix = type(self).__name__.lower()
+        names = [name for name, _ in self._live_pairs()]
+        if self._kind() != "classifier" or self.voting == "hard":
+            return np.asarray([f"{prefix}_{name}" for name in names], dtype=object)
+        if not self.flatten_transform:
+            raise GraphError(
+                f"{type(self).__name__}: get_feature_names_out is not supported when voting='soft' and "
+                "flatten_transform=False (transform then gives a 3-D array). Set flatten_transform=True."
+            )
+        classes = range(len(self.classes_))
+        return np.asarray([f"{prefix}_{name}{k}" for name in names for k in classes], dtype=object)
 
     def _live_weights(self, owner: str) -> tuple[float, ...] | None:
         """The weights of the estimators not dropped (``weights`` has one per pair, dropped or not, as
@@ -401,8 +444,17 @@ class Average(NamedEstimators, TrainedEstimators, RoutedWeights, WeightedFit, Co
             if weighted and routed is None:
                 check_weighted(owner, name, estimator)
             members.append(machine(estimator, X, target, *((sample_weight,) if weighted else ()), name=name))
+        if not isinstance(self.flatten_transform, (bool, np.bool_)):
+            raise GraphError(f"{owner}: flatten_transform must be a bool. Received: {self.flatten_transform!r}.")
         if hard:
             assert labels is not None
-            votes = node(_ops.majority, *[m.predict(X) for m in members], weights=weights)
-            return Signature(predict=labels.inverse_transform(votes))
-        return Signature(**_averaged(members, [X] * len(members), labels, weights))
+            predictions = [m.predict(X) for m in members]
+            votes = node(_ops.majority, *predictions, weights=weights)
+            return Signature(predict=labels.inverse_transform(votes), transform=node(_ops.side_by_side, *predictions))
+        outputs = _averaged(members, [X] * len(members), labels, weights)
+        if classifier:
+            probabilities = [m.predict_proba(X) for m in members]
+            outputs["transform"] = node(_ops.side_by_side, *probabilities, flatten=bool(self.flatten_transform))
+        else:
+            outputs["transform"] = node(_ops.side_by_side, *[m.predict(X) for m in members])
+        return Signature(**outputs)
