@@ -83,9 +83,101 @@ def test_feed_codes_unseen_values_apart_from_missing_ones():
     model = ww.to_onnx(pipe, X_sample=X.iloc[:5])
     rows = unknown_and_missing()[["pressure", "s1"]]
     for dtype in (object, "string", "category"):  # missing as None, pd.NA, NaN
-        codes = ww.onnx.feed(model, rows.assign(pressure=rows["pressure"].astype(dtype)))["X"][:, 0]
-        assert codes[0] == codes[3] == ww.onnx.UNKNOWN_CODE and np.isnan(codes[1]) and np.isnan(codes[4]), dtype
-        assert codes[2] == 0 and codes[5] == 2
+        served = rows.assign(pressure=rows["pressure"].astype(dtype))
+        codes = ww.onnx.feed(model, served)["X"][:, 0]
+        assert codes[0] == codes[3] == ww.onnx.UNKNOWN_CODE and codes[2] == 0 and codes[5] == 2, dtype
+        if dtype is object:  # the missing value the encoder learned (None): NaN
+            assert np.isnan(codes[1]) and np.isnan(codes[4])
+            continue
+        # pd.NA and NaN are other values to an encoder that learned None: unknown, which it refuses natively
+        assert codes[1] == codes[4] == ww.onnx.UNKNOWN_CODE, dtype
+        with pytest.raises(ValueError, match="Found unknown categories"):
+            pipe.predict(served.iloc[[1]])
+
+
+MISSING = {"None": None, "NaN": np.nan, "pd.NA": pd.NA}
+
+
+def _with_missing(kinds: list[str]) -> pd.DataFrame:
+    """``labelled()`` whose "pressure" holds, in turn, each missing value of ``kinds``, as an object column."""
+    X = labelled()
+    pressure = X["pressure"].where(X["pressure"].notna(), "a").to_numpy(dtype=object, copy=True)
+    for k, kind in enumerate(kinds):
+        pressure[k::9] = MISSING[kind]
+    return X.assign(pressure=pd.Series(pressure, index=X.index, dtype=object))
+
+
+def _served_missing() -> pd.DataFrame:
+    """Rows whose "pressure" is None, NaN, pd.NA, an unseen value, "" and a known one, as an object column, a
+    string one and a categorical one (a categorical column's missing values are all NaN)."""
+    rows = labelled().iloc[[0] * 6].reset_index(drop=True)  # rows that differ in "pressure" only
+    rows["pressure"] = pd.Series([None, np.nan, pd.NA, "zz", "", "b"], dtype=object)
+    as_string = rows.assign(pressure=rows["pressure"].astype("string"))
+    as_category = rows.assign(pressure=pd.Categorical(rows["pressure"].where(rows["pressure"].notna(), None)))
+    return pd.concat([rows, as_string.astype({"pressure": object}), as_category.astype({"pressure": object})])
+
+
+@pytest.mark.parametrize("inputs", ["matrix", "columns"])
+@pytest.mark.parametrize("learned", [["None"], ["NaN"], ["None", "NaN"]], ids=["None", "NaN", "None and NaN"])
+@pytest.mark.parametrize(
+    "encoder",
+    [
+        OneHotEncoder(handle_unknown="ignore", sparse_output=False),
+        OrdinalEncoder(handle_unknown="use_encoded_value", unknown_value=-1, encoded_missing_value=-2),
+        OrdinalEncoder(handle_unknown="use_encoded_value", unknown_value=-1),
+        "target",
+    ],
+    ids=["one-hot", "ordinal encoded missing", "ordinal", "target"],
+)
+def test_an_encoder_tells_none_from_nan_in_an_object_column_as_natively(encoder, learned, inputs):
+    # scikit-learn's encoders keep None and NaN apart in an object column: one that learned None takes NaN
+    # (and pd.NA) as an unknown value, one that learned both has two categories; the file took every missing
+    # value as the first one learned (or the one category's), and a genuine "" as missing in the columns layout
+    X = _with_missing(learned)
+    encoder = _target_encoder("continuous") if encoder == "target" else clone(encoder)
+    columns = ColumnTransformer([("cats", encoder, ["sex", "pressure"]), ("s1", "passthrough", ["s1"])]).fit(X, TARGET)
+    model = ww.to_onnx(columns, X_sample=X.iloc[:5], methods=["transform"], inputs=inputs)
+    assert ww.onnx.input_signature(model)["columns"][2]["missing"] == [{"NaN": "nan"}.get(k, k) for k in learned]
+    rows = _served_missing()
+    native = columns.transform(rows)
+    for dtype in (object, "string", "category"):  # as the user gives the column: the same values each time
+        served = rows.iloc[:6].assign(pressure=rows["pressure"].iloc[:6].astype(dtype))
+        out = ww.onnx.session(model).run(None, ww.onnx.feed(model, served))[0]
+        expected = columns.transform(served) if dtype is object else native[6:12] if dtype == "string" else native[12:]
+        np.testing.assert_array_equal(out, expected, err_msg=str(dtype))
+    assert len({tuple(row) for row in native[:3]}) == len(learned) + 1  # each learned one apart, the rest unknown
+
+
+@pytest.mark.parametrize("encoder", [OneHotEncoder(handle_unknown="ignore", sparse_output=False), "target"], ids=["one-hot", "target"])
+def test_an_empty_string_category_is_not_taken_for_a_missing_value(encoder):
+    # inputs="columns" writes a missing value as "": a category "" took every missing value, as None's did
+    X = labelled()
+    X["sex"] = pd.Series(np.where(X["sex"] == "male", "male", ""), dtype=object).where(FRAME.index % 7 != 0, None)
+    encoder = _target_encoder("continuous") if encoder == "target" else clone(encoder)
+    columns = ColumnTransformer([("cats", encoder, ["sex", "pressure"])]).fit(X, TARGET)
+    model = ww.to_onnx(columns, X_sample=X.iloc[:5], methods=["transform"], inputs="columns")
+    rows = labelled().iloc[[0] * 5].reset_index(drop=True)
+    rows["sex"] = pd.Series(["", None, "male", "zz", np.nan], dtype=object)
+    out = ww.onnx.session(model).run(None, ww.onnx.feed(model, rows))[0]
+    np.testing.assert_array_equal(out, columns.transform(rows))
+    assert not np.array_equal(out[0], out[1])
+
+
+def test_a_network_whose_models_learned_other_missing_values_of_a_column_is_refused():
+    # one encoder learned None, one (on other rows) NaN: the input's NaN code cannot stand for both
+    source = ww.source(_with_missing(["None", "NaN"])[["pressure"]])
+
+    def without(dropped):  # the rows without one of the missing values
+        return lambda X: X[[not (v is None if dropped is None else v != v) for v in X["pressure"]]]
+
+    parts = []
+    for dropped in (np.nan, None):
+        encoder = OrdinalEncoder(handle_unknown="use_encoded_value", unknown_value=-1)
+        parts.append(ww.machine(encoder, ww.node(without(dropped), source)).transform(source))
+    both = ww.hcat(*parts)
+    both.fit()
+    with pytest.raises(ww.ExportError, match=r"input column 0 learned different missing values as categories \(None and nan"):
+        ww.to_onnx({"transform": both})
 
 
 def test_one_hot_codes_and_lightgbm_categories_numbered_differently_in_one_stack():

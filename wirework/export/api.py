@@ -8,7 +8,10 @@ Input signature of an exported file (also stored in its metadata under
   codes: the position of the value in the training categories (pandas'
   ``.cat.codes``); NaN is a missing value, and any other code outside the
   training categories (:func:`feed` gives an unseen value ``-1``) an
-  unknown one. Each model treats them as it treats such codes natively:
+  unknown one. When a model learned ``None`` or NaN as a category (an
+  encoder in an object column), the column's ``"missing"`` lists them:
+  the first is NaN, the second the position after the categories, and any
+  other missing value unknown. Each model treats them as it treats such codes natively:
   HistGradientBoosting and LightGBM take an unknown code as missing,
   XGBoost sends it to the not-in-set branch, and the encoders apply their
   ``handle_unknown``.
@@ -16,8 +19,9 @@ Input signature of an exported file (also stored in its metadata under
   shape ``[N, 1]``: numeric columns in the export dtype, categorical columns
   as their original values (strings, or int64 for integer categories),
   mapped to codes inside the graph: a missing value (``""`` for strings,
-  the smallest int64 for integers, as :func:`feed` writes them) to NaN, a
-  value not seen in training to ``-1``.
+  the smallest int64 for integers, as :func:`feed` writes them, or the next
+  value that is no category) to NaN, a value not seen in training to
+  ``-1``.
 
 When the model was trained on named columns the signature says
 ``"named": true`` and :func:`feed` takes a DataFrame's columns by name, in
@@ -44,7 +48,16 @@ import numpy as np
 import pandas as pd
 
 from wirework.errors import ArgumentError, ExportError, NotTrainedError, StorageError, brief
-from wirework.export.builder import UNKNOWN_CODE, GraphBuilder, dense, is_missing, resolve_dtype
+from wirework.export.builder import (
+    MISSING_KINDS,
+    UNKNOWN_CODE,
+    GraphBuilder,
+    dense,
+    missing_kind,
+    resolve_dtype,
+    split_missing,
+    with_missing,
+)
 from wirework.export.heads import class_values
 from wirework.export.registry import converter_for
 from wirework.graph.data import describe
@@ -148,27 +161,38 @@ def _input_section(g: GraphBuilder, layout: str, names: list[str], categories: d
         if values is None:
             parts.append(g.add_input(name, g.dtype, [None, 1]))
             continue
-        keys = class_values(values)
+        known, kinds = split_missing(values)
+        keys = class_values(known)
         string = keys.dtype.kind == "U"
-        if keys.dtype.kind == "f":
+        if keys.dtype.kind == "f" and len(keys):
             raise ExportError(f"Column {name!r} has float categories; feed codes with inputs='matrix'.")
         column = g.add_input(name, object if string else np.int64, [None, 1])
-        parts.append(_coded(g, column, keys, string, f"{name}_code"))
+        parts.append(_coded(g, column, keys, string, kinds, f"{name}_code"))
     return g.hstack(parts, hint="X")
 
 
-#: How :func:`feed` writes a missing value of a string or an integer categorical column (``inputs="columns"``).
-_MISSING_STRING = ""
-_MISSING_INTEGER = np.iinfo(np.int64).min
+def _markers(categories: list, string: bool, count: int) -> list:
+    """The values :func:`feed` writes for missing values in a string or integer categorical column
+    (``inputs="columns"``), none of them a category: ``""`` (or the smallest int64) for the missing value, then
+    one for each further kind of missing value learned as a category of its own (see :func:`_input_codes`),
+    then (the last of ``count``) one for a missing value the model takes as unknown."""
+    taken = set(categories)
+    markers: list = []
+    candidate: Any = "" if string else int(np.iinfo(np.int64).min)
+    while len(markers) < count:
+        if candidate not in taken:
+            markers.append(candidate)
+        candidate = candidate + "\u2205" if string else candidate + 1
+    return markers
 
 
-def _coded(g: GraphBuilder, column: str, keys: np.ndarray, string: bool, hint: str) -> str:
-    """A categorical input column's codes: each training category's position, NaN for a missing value,
+def _coded(g: GraphBuilder, column: str, keys: np.ndarray, string: bool, kinds: list[str], hint: str) -> str:
+    """A categorical input column's codes (see :func:`_input_codes`): each training category's position, NaN
+    for the missing value, the next positions for further kinds of missing value learned as categories,
     :data:`UNKNOWN_CODE` for any other value."""
-    positions = list(range(len(keys)))
-    marker = _MISSING_STRING if string else _MISSING_INTEGER
-    if marker not in keys.tolist():  # a category "" (or the smallest int64) keeps its position
-        keys, positions = np.append(keys, marker), [*positions, np.nan]
+    markers = _markers(keys.tolist(), string, max(1, len(kinds)))
+    positions = [*range(len(keys)), np.nan, *range(len(keys), len(keys) + len(markers) - 1)]
+    keys = np.array([*keys.tolist(), *markers], dtype=str if string else np.int64)
     tensor = (
         g.onnx.helper.make_tensor("keys", g.onnx.TensorProto.STRING, [len(keys)], [str(k).encode() for k in keys])
         if string
@@ -202,19 +226,34 @@ def _categories_of(obj: Any, outputs: dict) -> tuple[dict[int, np.ndarray], dict
                 if id(model) not in readers:
                     readers[id(model)] = {c: np.asarray(v) for c, v in converter_for(model).categories(model).items()}
     found: dict[int, list[Any]] = {}
+    missing: dict[int, set[str]] = {}
     for categories in readers.values():
         for column, values in categories.items():
+            own, kinds = split_missing(values)
             known = found.setdefault(column, [])
             seen = set(known)
-            known.extend(v for v in values.tolist() if v not in seen)
+            known.extend(v for v in own if v not in seen)
+            missing.setdefault(column, set()).update(kinds)
+    learned = {column: [kind for kind in MISSING_KINDS if kind in kinds] for column, kinds in missing.items()}
     recode: dict[int, dict[int, np.ndarray]] = {}
     for model, categories in readers.items():
         for column, values in categories.items():
-            if values.tolist() == found[column]:
+            own, kinds = split_missing(values)
+            if kinds != learned[column][: len(kinds)]:  # its missing code would stand for another missing value
+                raise ExportError(
+                    f"The models reading input column {column} learned different missing values as categories "
+                    f"({' and '.join(learned[column])}, one of them only {' and '.join(kinds)}); the input cannot "
+                    "code them for both. Fill the column's missing values with one value (None or NaN) before fitting."
+                )
+            if own == found[column]:  # the next codes, further missing values, it has or takes as unknown
                 continue
-            own = {v: code for code, v in enumerate(values.tolist())}
-            recode.setdefault(model, {})[column] = np.array([own.get(v, UNKNOWN_CODE) for v in found[column]], dtype=float)
-    return {column: np.asarray(values) for column, values in found.items()}, recode
+            codes = {v: code for code, v in enumerate(own)}
+            codes.update({kind: len(own) + k - 1 for k, kind in enumerate(kinds) if k})
+            table = [codes.get(v, UNKNOWN_CODE) for v in found[column]] + [
+                codes.get(kind, UNKNOWN_CODE) for kind in learned[column][1:]
+            ]
+            recode.setdefault(model, {})[column] = np.array(table, dtype=float)
+    return {column: with_missing(values, learned[column]) for column, values in found.items()}, recode
 
 
 def _columns_read(obj: Any, outputs: dict) -> frozenset[int] | None:
@@ -338,8 +377,10 @@ def to_onnx(
     read = _columns_read(obj, outputs)
     columns = []
     for i, n in enumerate(names):
-        known = None if i not in categories else class_values(categories[i]).tolist()
-        column: dict[str, Any] = {"name": n, "categories": known}
+        known, kinds = split_missing(categories[i]) if i in categories else (None, [])
+        column: dict[str, Any] = {"name": n, "categories": None if known is None else class_values(known).tolist()}
+        if kinds:
+            column["missing"] = kinds  # the missing values a model learned as categories: feed() tells them apart
         if read is not None and i not in read:
             column["unused"] = True  # no model reads it: feed() gives it NaN, whatever it holds
         columns.append(column)
@@ -461,13 +502,41 @@ def input_signature(model: Any) -> dict:
     raise ExportError("This ONNX model has no wirework input signature; it was not written by ww.to_onnx.")
 
 
-def _codes(column: pd.Series, categories: list) -> np.ndarray:
-    """Each value's position in ``categories``: NaN for a missing value, :data:`UNKNOWN_CODE` for an unseen one."""
+def _input_codes(column: Any, categories: list, kinds: list[str]) -> np.ndarray:
+    """Each value's code in a categorical column of the ``matrix`` layout: its position in ``categories``,
+    :data:`UNKNOWN_CODE` for an unseen one; for a missing value, NaN, except when the model learned missing
+    values as categories of their own (``kinds``, from the signature's ``"missing"``: scikit-learn's encoders
+    tell ``None`` from NaN in an object column): then the first kind is NaN, each next one the next position
+    after the categories, and any other missing value is unknown, as natively."""
     lookup = {value: code for code, value in enumerate(categories)}
-    values = column.astype(object) if isinstance(column.dtype, pd.CategoricalDtype) else column
-    return np.array(
-        [np.nan if is_missing(v) else lookup.get(v, UNKNOWN_CODE) for v in values], dtype=np.float64
-    )
+    extra = {kind: np.nan if k == 0 else float(len(categories) + k - 1) for k, kind in enumerate(kinds)}
+    values = column.astype(object) if isinstance(getattr(column, "dtype", None), pd.CategoricalDtype) else column
+    codes = []
+    for value in values:
+        kind = missing_kind(value)
+        if kind is None:
+            codes.append(lookup.get(value, UNKNOWN_CODE))
+        else:
+            codes.append(extra.get(kind, UNKNOWN_CODE) if kinds else np.nan)
+    return np.array(codes, dtype=np.float64)
+
+
+def _input_values(column: Any, categories: list, kinds: list[str]) -> np.ndarray:
+    """A categorical column's values in the ``columns`` layout: strings (or int64 for integer categories), each
+    missing value written as the marker the graph codes as :func:`_input_codes` does."""
+    string = all(isinstance(c, str) for c in categories)
+    markers = _markers(categories, string, max(1, len(kinds)) + 1)  # the last: a missing value taken as unknown
+    written = {kind: markers[k] for k, kind in enumerate(kinds)}
+    reserved = set(markers)  # a value such as "" that is no category but a marker: unknown, as natively
+    values = []
+    for value in pd.Series(column).astype(object):
+        kind = missing_kind(value)
+        if kind is not None:
+            values.append(written.get(kind, markers[-1]) if kinds else markers[0])
+            continue
+        value = str(value) if string else int(value)
+        values.append(markers[-1] if value in reserved else value)
+    return np.array(values, dtype=object if string else np.int64).reshape(-1, 1)
 
 
 def _in_order(frame: pd.DataFrame, names: list[str], named: bool) -> pd.DataFrame:
@@ -557,7 +626,7 @@ def feed(model: Any, X: Any) -> dict[str, np.ndarray]:
                 parts.append(np.full(len(values), np.nan))
                 continue
             if info["categories"] is not None:  # values, whatever the column's dtype (an int column too)
-                parts.append(_codes(values, info["categories"]))
+                parts.append(_input_codes(values, info["categories"], info.get("missing", [])))
                 continue
             parts.append(_numbers(values, info["name"], np.float64))
         return {"X": np.column_stack(parts).astype(dtype)}
@@ -568,14 +637,6 @@ def feed(model: Any, X: Any) -> dict[str, np.ndarray]:
             out[info["name"]] = np.full((len(values), 1), np.nan, dtype=dtype)
         elif info["categories"] is None:
             out[info["name"]] = _numbers(values, info["name"], dtype).reshape(-1, 1)
-        elif all(isinstance(c, str) for c in info["categories"]):
-            series = pd.Series(values).astype(object)
-            out[info["name"]] = np.array(
-                [_MISSING_STRING if is_missing(v) else str(v) for v in series], dtype=object
-            ).reshape(-1, 1)
         else:
-            series = pd.Series(values).astype(object)
-            out[info["name"]] = np.array(
-                [_MISSING_INTEGER if is_missing(v) else int(v) for v in series], dtype=np.int64
-            ).reshape(-1, 1)
+            out[info["name"]] = _input_values(values, info["categories"], info.get("missing", []))
     return out

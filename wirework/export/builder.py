@@ -17,7 +17,10 @@ import pandas as pd
 
 from wirework.errors import ExportError
 
-__all__ = ["GraphBuilder", "OPSET", "ML_OPSET", "ML_DOMAIN", "UNKNOWN_CODE", "dense", "is_missing"]
+__all__ = [
+    "GraphBuilder", "OPSET", "ML_OPSET", "ML_DOMAIN", "UNKNOWN_CODE", "MISSING_KINDS", "dense", "is_missing",
+    "missing_kind", "split_missing", "with_missing",
+]
 
 OPSET = 21
 ML_OPSET = 5
@@ -31,9 +34,46 @@ def dense(value: Any) -> np.ndarray:
     return np.asarray(value.toarray() if hasattr(value, "toarray") else value)
 
 
+#: The kinds of missing category value, in the order scikit-learn's encoders list them among their categories.
+MISSING_KINDS = ("None", "nan", "NA", "NaT")
+_MISSING_VALUES = {"None": None, "nan": np.nan, "NA": pd.NA, "NaT": pd.NaT}
+
+
+def missing_kind(value: Any) -> str | None:
+    """Which missing value a category value is (``"None"``, ``"nan"``, ``"NA"`` or ``"NaT"``); ``None`` when it
+    is not missing. scikit-learn's encoders tell them apart in an object column: one that learned ``None``
+    takes a NaN as an unknown value."""
+    if value is None:
+        return "None"
+    if value is pd.NA:
+        return "NA"
+    if value is pd.NaT:
+        return "NaT"
+    if isinstance(value, (float, np.floating)) and value != value:
+        return "nan"
+    return None
+
+
 def is_missing(value: Any) -> bool:
     """Whether a category value is missing: ``None``, NaN, ``pd.NA`` or ``pd.NaT``."""
-    return value is None or value is pd.NA or value is pd.NaT or (isinstance(value, float) and value != value)
+    return missing_kind(value) is not None
+
+
+def split_missing(values: Any) -> tuple[list, list[str]]:
+    """A model's categories of one column (see ``Converter.categories``): its known values, in order, and the
+    kinds of missing value it learned as categories of their own, in :data:`MISSING_KINDS` order."""
+    values = list(values.tolist() if isinstance(values, np.ndarray) else values)
+    known = [v for v in values if not is_missing(v)]
+    kinds = {missing_kind(v) for v in values} - {None}
+    return known, [kind for kind in MISSING_KINDS if kind in kinds]
+
+
+def with_missing(known: Any, kinds: Any) -> np.ndarray:
+    """The inverse of :func:`split_missing`: ``known`` then one value of each kind of missing value."""
+    values = list(known.tolist() if isinstance(known, np.ndarray) else known)
+    if not kinds:
+        return np.asarray(values)
+    return np.array(values + [_MISSING_VALUES[kind] for kind in kinds], dtype=object)
 
 _DTYPES = {"float64": np.dtype(np.float64), "float32": np.dtype(np.float32)}
 

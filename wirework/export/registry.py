@@ -72,6 +72,9 @@ class Converter:
     categories : callable ``model -> {column: values}``
         Columns the model reads as category codes, with the original
         category values (code ``i`` is ``values[i]``); empty when none.
+        After them, a ``None`` or NaN the model learned as a category of
+        its own (a scikit-learn encoder in an object column), if any: it
+        then takes every other missing value as an unknown one.
     reads : callable ``model -> frozenset of int or None``
         The input columns the model reads (``None``: every one); a
         ``ColumnTransformer`` that drops columns reads fewer.

@@ -20,7 +20,7 @@ import pandas as pd
 from sklearn.preprocessing import OneHotEncoder, OrdinalEncoder, TargetEncoder
 
 from wirework.errors import ExportError, brief
-from wirework.export.builder import GraphBuilder, dense, is_missing
+from wirework.export.builder import MISSING_KINDS, GraphBuilder, dense, is_missing, missing_kind, split_missing, with_missing
 from wirework.export.registry import register
 
 __all__: list[str] = []
@@ -32,12 +32,11 @@ def _named_categories(values: np.ndarray) -> bool:
 
 
 def _encoder_categories(model: OneHotEncoder | OrdinalEncoder) -> dict[int, np.ndarray]:
-    """The columns a ``OneHotEncoder`` or ``OrdinalEncoder`` reads as category codes: those whose categories are strings (the
-    missing category, if it learned one, is no code: a missing value is NaN)."""
+    """The columns a ``OneHotEncoder`` or ``OrdinalEncoder`` reads as category codes: those whose categories are
+    strings; the missing values it learned as categories (``None``, NaN, both) listed after them, since it takes
+    any other missing value as unknown (the input codes the first as NaN, the next after the categories)."""
     return {
-        k: np.array([v for v in values.tolist() if not is_missing(v)], dtype=object)
-        for k, values in enumerate(model.categories_)
-        if _named_categories(values)
+        k: with_missing(*split_missing(values)) for k, values in enumerate(model.categories_) if _named_categories(values)
     }
 
 
@@ -45,9 +44,10 @@ class _Encoding:
     """What an encoder makes of one input column, read from the encoder itself (see :func:`_encodings`).
 
     ``keys``: what the input holds for each known category (its code for a string column, its value for a
-    numeric one); ``outputs``: the encoder's output for each (an ordinal value, or the index of the one-hot
-    column it sets within the column's block, -1 for none); ``missing`` and ``unknown``: the output for a
-    missing value (NaN in the input) and for any other value; ``width``: the block's number of columns.
+    numeric one), then for each further missing value learned as a category (the codes after the categories);
+    ``outputs``: the encoder's output for each (an ordinal value, or the index of the one-hot column it sets
+    within the column's block, -1 for none); ``missing`` and ``unknown``: the output for a missing value (NaN
+    in the input) and for any other value; ``width``: the block's number of columns.
     """
 
     __slots__ = ("keys", "outputs", "missing", "unknown", "width")
@@ -58,14 +58,15 @@ class _Encoding:
 
 def _probed(model: Any, probes_unknown: bool) -> tuple[list[tuple[bool, list, list]], np.ndarray]:
     """What a fitted encoder (one with ``categories_``) makes of each input column's known categories, then
-    its learned missing one, then (``probes_unknown``) an unseen value: per column, whether its categories
-    are strings, the known ones and the learned missing one (a list of at most one), and the dense
-    ``transform`` output of those probe rows (a shorter column repeats its first probe)."""
+    its learned missing ones, then (``probes_unknown``) an unseen value: per column, whether its categories
+    are strings, the known ones and the learned missing ones (``None``, NaN or both, in
+    :data:`MISSING_KINDS` order), and the dense ``transform`` output of those probe rows (a shorter column
+    repeats its first probe)."""
     columns = []
     for categories in model.categories_:
         values = categories.tolist()
         known = [v for v in values if not is_missing(v)]
-        learned = [v for v in values if is_missing(v)]
+        learned = sorted((v for v in values if is_missing(v)), key=lambda v: MISSING_KINDS.index(missing_kind(v)))
         named = _named_categories(categories)
         unseen: Any = None
         if probes_unknown:
@@ -79,7 +80,7 @@ def _probed(model: Any, probes_unknown: bool) -> tuple[list[tuple[bool, list, li
                     unseen = float(np.nextafter(max(finite), np.inf))
                 if not np.isfinite(unseen) or unseen in known:
                     unseen = float(np.nextafter(min(finite), -np.inf))
-        columns.append((named, known, learned[:1], unseen))
+        columns.append((named, known, learned, unseen))
     probes = [known + learned + ([unseen] if probes_unknown else []) for _, known, learned, unseen in columns]
     rows = max(map(len, probes))
     cells = {k: list(p) + [p[0]] * (rows - len(p)) for k, p in enumerate(probes)}
@@ -103,10 +104,22 @@ def _probed(model: Any, probes_unknown: bool) -> tuple[list[tuple[bool, list, li
 
 
 def _encoding(named: bool, known: list, learned: list, found: np.ndarray, unknown: float, width: int) -> _Encoding:
-    """One column's :class:`_Encoding` from ``found``, the output for each probe of :func:`_probed`."""
+    """One column's :class:`_Encoding` from ``found``, the output for each probe of :func:`_probed`.
+
+    A string column's input codes the first missing value learned as NaN and the next ones (``None`` and NaN
+    both learned, as two categories) after the categories; a numeric column holds NaN for any missing value.
+    """
     missing = found[len(known)] if learned else unknown  # nothing missing learned: a missing value is unknown
-    keys = np.arange(len(known), dtype=np.float64) if named else np.array(known, dtype=np.float64)
-    return _Encoding(keys, found[: len(known)], float(missing), float(unknown), width)
+    if not named:
+        if len(learned) > 1:
+            raise ExportError(
+                "This encoder learned None and NaN as two categories of a numeric column, which the input holds as "
+                "one NaN. Fill the column's missing values with NaN before fitting (a float column)."
+            )
+        return _Encoding(np.array(known, dtype=np.float64), found[: len(known)], float(missing), float(unknown), width)
+    further = found[len(known) + 1 : len(known) + len(learned)]
+    keys = np.arange(len(known) + len(further), dtype=np.float64)
+    return _Encoding(keys, np.concatenate([found[: len(known)], further]), float(missing), float(unknown), width)
 
 
 def _encodings(model: OneHotEncoder | OrdinalEncoder) -> list[_Encoding]:
