@@ -44,3 +44,19 @@ def test_identity_stays_where_the_value_is_needed_elsewhere():
     np.testing.assert_array_equal(second, X + X)
     np.testing.assert_array_equal(echo, X)
     np.testing.assert_array_equal(third, (X + X) ** 2)
+
+
+@pytest.mark.parametrize("width", [1, 2, 3, 7, 8, 9, 15, 16, 17, 30, 64, 127, 128, 129, 200, 257, 1000])
+def test_row_sums_add_as_numpy_adds_a_c_ordered_row(width):
+    # sum(axis=1): NumPy's pairwise sum (eight running sums past 8 values, halves past 128); einsum's sum of
+    # squares: its two-lane SIMD kernel; ReduceSum, ReduceSumSquare or a left-to-right sum round otherwise
+    g = GraphBuilder("float64")
+    x = g.add_input("X", np.float64, [None, width])
+    g.add_output(g.row_sum(x, width), "row_total", np.float64, [None, 1])
+    g.add_output(g.row_squares(x, width), "sum_of_squares", np.float64, [None, 1])
+    rng = np.random.default_rng(width)
+    X = rng.normal(size=(300, width)) * rng.uniform(1e-3, 1e3, size=width)
+    X[0] = -0.0  # NumPy adds from 0: a row of -0.0 sums to 0.0
+    total, squares = run(g.to_model(), X)
+    assert total.tobytes() == X.sum(axis=1).reshape(-1, 1).tobytes()
+    assert squares.tobytes() == np.einsum("ij,ij->i", X, X).reshape(-1, 1).tobytes()

@@ -146,6 +146,17 @@ def test_calibrated_classifiers_over_trees(method, ensemble, X, y, base):
     assert report.outputs["predict_proba"].max_abs <= (0.0 if method == "isotonic" else 1e-15)
 
 
+def test_calibrated_probabilities_of_many_classes_are_normalised_as_numpy_adds_them():
+    # ten classes: scikit-learn divides by np.sum(proba, axis=1), NumPy's pairwise sum from 8 values on; the
+    # file's ReduceSum rounded otherwise on 1144 of the 1797 digits rows
+    from sklearn.datasets import load_digits
+
+    X, y = load_digits(return_X_y=True)
+    base = RandomForestClassifier(10, random_state=0, n_jobs=1)
+    model = CalibratedClassifierCV(base, method="isotonic", cv=3).fit(X, y)
+    assert exported(model, X, methods=["predict_proba"]).outputs["predict_proba"].rows_differ == 0
+
+
 def test_a_calibration_whose_scores_do_not_export_is_refused_and_boosting_scores_export():
     from sklearn.discriminant_analysis import QuadraticDiscriminantAnalysis
     from sklearn.linear_model import LogisticRegression

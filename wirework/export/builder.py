@@ -233,11 +233,59 @@ class GraphBuilder:
         return total
 
     def row_sum(self, value: str, width: int) -> str:
-        """Each row of a ``[N, width]`` value summed, ``[N, 1]``, as NumPy sums a row: left to right when
-        shorter than 8 (longer rows it adds pairwise, which ``ReduceSum`` may round otherwise)."""
-        if width < 8:
-            return self.added([self.columns(value, j, j + 1) for j in range(width)])
-        return self.op("ReduceSum", [value, self.const([1], "axis")], keepdims=1, hint="row_sum")
+        """Each row of a ``[N, width]`` value summed, ``[N, 1]``, as NumPy's ``sum(axis=1)`` adds the rows of a
+        C-ordered array: 0 plus the row's pairwise sum (``ReduceSum`` may round otherwise).
+
+        NumPy's pairwise sum of ``n`` values: left to right below 8; up to 128, eight running sums over the
+        blocks of 8 (``r[j] += x[i + j]``), combined as ``((r0 + r1) + (r2 + r3)) + ((r4 + r5) + (r6 +
+        r7))``, then the values past the last whole block left to right; beyond, the sums of two halves (the
+        first a multiple of 8 long). A Fortran-ordered array NumPy adds left to right (the same below 8).
+        """
+        if width < 1:
+            raise ExportError("A row sum needs at least one column.")
+        total = self._pairwise(value, 0, width)
+        return self.op("Add", [self.const(np.zeros(1), "zero"), total], hint="row_sum")  # -0.0 becomes 0.0
+
+    def _pairwise(self, value: str, start: int, n: int) -> str:
+        """NumPy's pairwise sum of columns ``start:start + n`` of each row (see :meth:`row_sum`)."""
+        if n < 8:
+            return self.added([self.columns(value, j, j + 1) for j in range(start, start + n)])
+        if n > 128:
+            half = n // 2 - (n // 2) % 8
+            first, second = self._pairwise(value, start, half), self._pairwise(value, start + half, n - half)
+            return self.op("Add", [first, second], hint="pairwise")
+        stop = start + n - n % 8
+        running = self.columns(value, start, start + 8)
+        for i in range(start + 8, stop, 8):
+            running = self.op("Add", [running, self.columns(value, i, i + 8)], hint="running")
+        pairs = self.op("Add", [self.take_columns(running, [0, 2, 4, 6]), self.take_columns(running, [1, 3, 5, 7])])
+        halves = self.op("Add", [self.take_columns(pairs, [0, 2]), self.take_columns(pairs, [1, 3])])
+        return self.added([self.op("Add", [self.columns(halves, 0, 1), self.columns(halves, 1, 2)])] + [
+            self.columns(value, j, j + 1) for j in range(stop, start + n)
+        ])
+
+    def row_squares(self, value: str, width: int) -> str:
+        """Each row's sum of squares, ``[N, 1]``, as NumPy's ``einsum("ij,ij->i", x, x)`` (scikit-learn's
+        ``row_norms``) adds a C-ordered row in the two lanes of its baseline SIMD kernel: the even and the odd
+        positions apart, each lane block of 8 by block of 8 from its last value of the block to its first
+        (``p0 + (p2 + (p4 + (p6 + lane)))``), then the remaining pairs, then the two lanes, then 0.
+
+        A Fortran-ordered or strided array NumPy adds left to right instead: the same up to 2 columns.
+        """
+        if width < 1:
+            raise ExportError("A row sum needs at least one column.")
+        squares = self.op("Mul", [value, value], hint="squares")
+        if width % 2:  # the odd lane's last value: 0, as the kernel's zero-padded load gives it
+            pads = self.const([0, 0, 0, 1], "pads")
+            squares = self.op("Pad", [squares, pads, self.const(np.zeros(()), "pad_value")], hint="squares")
+        order = [i + j for i in range(0, width - width % 8, 8) for j in (6, 4, 2, 0)]
+        order += list(range(width - width % 8, width, 2))
+        lanes = None  # each lane starts at 0, and 0 + p is p for a square p
+        for i in order:
+            pair = self.columns(squares, i, i + 2)
+            lanes = pair if lanes is None else self.op("Add", [pair, lanes], hint="lanes")
+        total = self.op("Add", [self.columns(lanes, 0, 1), self.columns(lanes, 1, 2)], hint="row_squares")
+        return self.op("Add", [self.const(np.zeros(1), "zero"), total], hint="row_squares")
 
     def hstack(self, parts: Sequence[str], hint: str = "hcat") -> str:
         """Matrix values side by side (one part: itself)."""
