@@ -25,6 +25,7 @@ from sklearn.preprocessing import (
     Binarizer,
     FunctionTransformer,
     KBinsDiscretizer,
+    Normalizer,
     PolynomialFeatures,
     PowerTransformer,
     SplineTransformer,
@@ -52,6 +53,25 @@ def _convert_standard_scaler(model: StandardScaler, method: str, g: GraphBuilder
     if scale is not None:
         x = g.op("Mul", [x, g.const(scale, "scale")], hint="unscaled")
     return g.op("Add", [x, g.const(mean, "mean")], hint="uncentred") if mean is not None else x
+
+
+@register(Normalizer, methods=lambda model: ("transform",))
+def _convert_normalizer(model: Normalizer, method: str, g: GraphBuilder, x: str) -> str:
+    # scikit-learn's normalize: each row's norm as NumPy computes it for a C-ordered array (l1: the sum of
+    # absolute values in NumPy's pairwise order; l2: the square root of einsum's sum of squares; max: the
+    # largest absolute value), a norm below 10 eps taken as 1 (_handle_zeros_in_scale), then the row divided
+    width = int(model.n_features_in_)
+    if model.norm == "l1":
+        norms = g.row_sum(g.op("Abs", [x], hint="absolute"), width)
+    elif model.norm == "l2":
+        norms = g.op("Sqrt", [g.row_squares(x, width)], hint="norms")
+    elif model.norm == "max":
+        norms = g.op("ReduceMax", [g.op("Abs", [x], hint="absolute"), g.const([1], "axis")], keepdims=1, hint="norms")
+    else:
+        raise ExportError(f"Normalizer(norm={model.norm!r}) cannot be exported; its norms are 'l1', 'l2' and 'max'.")
+    tiny = g.op("Less", [norms, g.const(np.array([10 * np.finfo(np.float64).eps]), "tiny")], hint="constant_row")
+    norms = g.op("Where", [tiny, g.const(np.ones(1), "one"), norms], hint="norms")
+    return g.op("Div", [x, norms], hint="normalized")
 
 
 @register(KBinsDiscretizer, methods=lambda model: ("transform",))
