@@ -1,6 +1,7 @@
 """scikit-learn's own meta-estimators exported through their members' converters, against their predictions."""
 
 import numpy as np
+import pandas as pd
 import pytest
 from joblib import parallel_config
 from sklearn.calibration import CalibratedClassifierCV
@@ -178,3 +179,77 @@ def test_a_calibration_whose_scores_do_not_export_is_refused_and_boosting_scores
     assert exported(exponential, X_CANCER, methods=["decision_function"]).max_abs == 0.0  # halved back: exact
     calibrated = CalibratedClassifierCV(exponential, method="isotonic", cv=3).fit(X_CANCER, Y_CANCER)
     assert exported(calibrated, X_CANCER).max_abs == 0.0
+
+
+def _string_members():
+    """Two pipelines reading diabetes' string columns: one-hot codes (sorted) and ordinal ones given in
+    another order, so the input's codes must be recoded for the second; an "id" column both drop."""
+    from sklearn.compose import ColumnTransformer
+    from sklearn.preprocessing import OneHotEncoder, OrdinalEncoder
+
+    from _sklearn_data import labelled
+
+    X = labelled()
+    X["id"] = pd.Series([f"row {i}" for i in range(len(X))], dtype=object)  # read by no member
+    onehot = ColumnTransformer(
+        [("cats", OneHotEncoder(handle_unknown="ignore"), ["sex", "weight", "pressure"]), ("num", "passthrough", ["s1", "s5"])]
+    )
+    order = [["very high", "high", "mid", "low"], ["male", "female"]]
+    ordinal = ColumnTransformer(
+        [
+            ("cats", OrdinalEncoder(categories=order, handle_unknown="use_encoded_value", unknown_value=-1), ["weight", "sex"]),
+            ("num", "passthrough", ["s1", "s5"]),
+        ]
+    )
+    return X, onehot, ordinal
+
+
+@pytest.mark.parametrize(
+    "kind", ["voting regressor", "stacking regressor", "transformed target", "voting classifier", "stacking classifier", "calibrated"]
+)
+def test_meta_estimators_over_members_reading_string_columns(kind):
+    # the members' categories were not declared: the export succeeded, and feed refused the strings of the
+    # data the model was trained on ("Column 'sex' (object) cannot be fed"); members numbering a column's
+    # categories otherwise each get their own codes, and a column no member reads is unused
+    from sklearn.ensemble import HistGradientBoostingClassifier, HistGradientBoostingRegressor
+
+    X, onehot, ordinal = _string_members()
+    y = Y_REG if "classifier" not in kind and kind != "calibrated" else np.digitize(Y_REG, [100, 200])
+    if kind == "voting regressor":
+        model = VotingRegressor([("linear", make_pipeline(onehot, Ridge())), ("tree", make_pipeline(ordinal, HistGradientBoostingRegressor(max_iter=10)))])
+    elif kind == "stacking regressor":
+        model = StackingRegressor([("linear", make_pipeline(onehot, Ridge())), ("tree", make_pipeline(ordinal, HistGradientBoostingRegressor(max_iter=10)))], Ridge(), cv=3)
+    elif kind == "transformed target":
+        model = TransformedTargetRegressor(make_pipeline(ordinal, Ridge()), func=np.log, inverse_func=np.exp)
+    elif kind == "voting classifier":
+        model = VotingClassifier([("linear", make_pipeline(onehot, LogisticRegression())), ("tree", make_pipeline(ordinal, HistGradientBoostingClassifier(max_iter=10)))], voting="soft")
+    elif kind == "stacking classifier":
+        model = StackingClassifier([("linear", make_pipeline(onehot, LogisticRegression())), ("tree", make_pipeline(ordinal, HistGradientBoostingClassifier(max_iter=10)))], LogisticRegression(), cv=3)
+    else:
+        model = CalibratedClassifierCV(make_pipeline(ordinal, HistGradientBoostingClassifier(max_iter=10)), method="isotonic", cv=3)
+    model.fit(X, y)
+    onnx_model = ww.to_onnx(model, X_sample=X.iloc[:5])
+    signature = {c["name"]: c for c in ww.onnx.input_signature(onnx_model)["columns"]}
+    assert signature["sex"]["categories"] == (["male", "female"] if kind in ("transformed target", "calibrated") else ["female", "male"])
+    assert signature["id"].get("unused")
+    served = pd.concat([X, X.iloc[:3].assign(weight=["enormous", None, "low"], sex=["male", "other", None])])
+    tolerance = 0.0 if kind == "calibrated" else 1e-12
+    assert ww.onnx.check_parity(model, onnx_model, served).max_abs <= tolerance
+
+
+def test_two_parts_of_a_column_transformer_reading_one_string_column_each_get_their_codes():
+    # the input numbered the column as the last part did: the first read the other's codes (2.0 off)
+    from sklearn.compose import ColumnTransformer
+    from sklearn.preprocessing import OneHotEncoder, OrdinalEncoder
+
+    X, _, _ = _string_members()
+    both = ColumnTransformer(
+        [
+            ("ordinal", OrdinalEncoder(categories=[["very high", "high", "mid", "low"]]), ["weight"]),
+            ("onehot", OneHotEncoder(sparse_output=False), ["weight"]),
+            ("num", "passthrough", ["s1"]),
+        ]
+    ).fit(X)
+    for inputs in ("matrix", "columns"):
+        onnx_model = ww.to_onnx(both, X_sample=X.iloc[:5], methods=["transform"], inputs=inputs)
+        assert ww.onnx.check_parity(both, onnx_model, X).max_abs == 0.0

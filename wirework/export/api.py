@@ -48,16 +48,8 @@ import numpy as np
 import pandas as pd
 
 from wirework.errors import ArgumentError, ExportError, NotTrainedError, StorageError, brief
-from wirework.export.builder import (
-    MISSING_KINDS,
-    UNKNOWN_CODE,
-    GraphBuilder,
-    dense,
-    missing_kind,
-    resolve_dtype,
-    split_missing,
-    with_missing,
-)
+from wirework.export.builder import UNKNOWN_CODE, GraphBuilder, dense, missing_kind, resolve_dtype, split_missing
+from wirework.export.categories import merge
 from wirework.export.heads import class_values
 from wirework.export.registry import converter_for
 from wirework.graph.data import describe
@@ -203,14 +195,8 @@ def _coded(g: GraphBuilder, column: str, keys: np.ndarray, string: bool, kinds: 
 
 def _categories_of(obj: Any, outputs: dict) -> tuple[dict[int, np.ndarray], dict[int, dict[int, np.ndarray]]]:
     """Category values of each categorical input column, from the models that read the input; and how to
-    recode the input's codes for each model that numbers a column's categories otherwise.
-
-    The input numbers a column's categories as the first model that reads it
-    does, followed by any value only later models know. A model that numbers
-    them otherwise gets a table, by ``id``: its own code for each input code,
-    :data:`UNKNOWN_CODE` for a value it never saw. HistGradientBoosting sorts the
-    categories it saw; LightGBM and XGBoost keep the DataFrame's, unused
-    ones included.
+    recode the input's codes for each model that numbers a column's categories otherwise (by ``id`` of the
+    model; see :func:`wirework.export.categories.merge`).
     """
     if not outputs:
         return dict(converter_for(obj).categories(obj)), {}
@@ -225,35 +211,8 @@ def _categories_of(obj: Any, outputs: dict) -> tuple[dict[int, np.ndarray], dict
                 model = item.machine.fitted_model
                 if id(model) not in readers:
                     readers[id(model)] = {c: np.asarray(v) for c, v in converter_for(model).categories(model).items()}
-    found: dict[int, list[Any]] = {}
-    missing: dict[int, set[str]] = {}
-    for categories in readers.values():
-        for column, values in categories.items():
-            own, kinds = split_missing(values)
-            known = found.setdefault(column, [])
-            seen = set(known)
-            known.extend(v for v in own if v not in seen)
-            missing.setdefault(column, set()).update(kinds)
-    learned = {column: [kind for kind in MISSING_KINDS if kind in kinds] for column, kinds in missing.items()}
-    recode: dict[int, dict[int, np.ndarray]] = {}
-    for model, categories in readers.items():
-        for column, values in categories.items():
-            own, kinds = split_missing(values)
-            if kinds != learned[column][: len(kinds)]:  # its missing code would stand for another missing value
-                raise ExportError(
-                    f"The models reading input column {column} learned different missing values as categories "
-                    f"({' and '.join(learned[column])}, one of them only {' and '.join(kinds)}); the input cannot "
-                    "code them for both. Fill the column's missing values with one value (None or NaN) before fitting."
-                )
-            if own == found[column]:  # the next codes, further missing values, it has or takes as unknown
-                continue
-            codes = {v: code for code, v in enumerate(own)}
-            codes.update({kind: len(own) + k - 1 for k, kind in enumerate(kinds) if k})
-            table = [codes.get(v, UNKNOWN_CODE) for v in found[column]] + [
-                codes.get(kind, UNKNOWN_CODE) for kind in learned[column][1:]
-            ]
-            recode.setdefault(model, {})[column] = np.array(table, dtype=float)
-    return {column: with_missing(values, learned[column]) for column, values in found.items()}, recode
+    categories, tables = merge(list(readers.values()))
+    return categories, {model: own for model, own in zip(readers, tables) if own}
 
 
 def _columns_read(obj: Any, outputs: dict) -> frozenset[int] | None:

@@ -28,7 +28,8 @@ import numpy as np
 
 from wirework.errors import ExportError, NotTrainedError
 from wirework.export import elementwise
-from wirework.export.builder import UNKNOWN_CODE, GraphBuilder
+from wirework.export.builder import GraphBuilder
+from wirework.export.categories import recode
 from wirework.export.registry import converter_for
 from wirework.graph import library
 from wirework.graph.nodes import DynamicNode, Node, Source, StaticNode, evaluate
@@ -205,35 +206,12 @@ def _dynamic(cx: Context, node: DynamicNode) -> str:
         )
     parent = node.parents[0]
     x = cx.matrix(parent) if node.operation != "inverse_transform" or cx.ndim(parent) == 2 else cx.names[parent]
-    if isinstance(parent, Source) and id(model) in cx.recode:  # once per model: its operations share it
-        key = ("recode", id(model), x)
-        if key not in cx.g.memo:
-            cx.g.memo[key] = _recoded(cx, x, np.shape(cx.sample[parent])[1], cx.recode[id(model)])
-        x = cx.g.memo[key]
+    if isinstance(parent, Source) and id(model) in cx.recode:  # once per tables: its operations share it
+        x = recode(cx.g, x, cx.recode[id(model)])
     out = converter.apply(model, node.operation, cx.g, x, sample=cx.sample[parent])
     if np.ndim(cx.sample[node]) == 1:
         out = cx.g.as_vector(out)
     return out
-
-
-def _recoded(cx: Context, x: str, n_columns: int, tables: Mapping[int, np.ndarray]) -> str:
-    """The input matrix ``x`` with each column of ``tables`` recoded: input code ``k`` to ``table[k]``; a
-    missing value (NaN) stays missing, and any other code is unknown to the model too."""
-    g = cx.g
-    tensor = g.onnx.numpy_helper.from_array
-    parts, start = [], 0
-    for column in sorted(tables):
-        if column > start:
-            parts.append(g.columns(x, start, column))
-        table = tables[column]
-        codes = tensor(np.arange(len(table), dtype=g.dtype), "keys")
-        values = g.columns(x, column, column + 1)
-        recoded = g.lookup(values, codes, table, "recode", default=UNKNOWN_CODE)
-        parts.append(g.op("Where", [g.op("IsNaN", [values]), values, recoded], hint="recode"))
-        start = column + 1
-    if start < n_columns:
-        parts.append(g.columns(x, start, n_columns))
-    return concat(cx, parts)
 
 
 def lower(

@@ -47,6 +47,7 @@ from sklearn.ensemble import (
 
 from wirework.errors import ExportError
 from wirework.export.builder import GraphBuilder
+from wirework.export.categories import Member, member_inputs, members_categories, members_read
 from wirework.export.heads import (
     binary_labels,
     class_at,
@@ -66,18 +67,45 @@ def _apply(model: Any, method: str, g: GraphBuilder, x: str) -> str:
     return converter_for(model).convert(model, method, g, x)
 
 
-@register(TransformedTargetRegressor, methods=lambda model: ("predict",))
+def _members(model: Any) -> list[Member]:
+    """The models that read a meta-estimator's input, each with the input positions of its columns."""
+    if isinstance(model, TransformedTargetRegressor):
+        return [(model.regressor_, None)]
+    if isinstance(model, CalibratedClassifierCV):
+        return [(calibrated.estimator, None) for calibrated in model.calibrated_classifiers_]
+    if isinstance(model, BaggingRegressor):
+        return [(member, list(features)) for member, features in zip(model.estimators_, model.estimators_features_)]
+    return [(member, None) for member in model.estimators_]
+
+
+def _inputs(model: Any, g: GraphBuilder, x: str) -> list[str]:
+    """The input as each member reads it (its categories' codes, where it numbers them otherwise)."""
+    return member_inputs(g, x, _members(model))
+
+
+def _reads(model: Any) -> frozenset[int] | None:
+    if getattr(model, "passthrough", False):  # a stack passing its input on to the final estimator
+        return None
+    return members_read(_members(model))
+
+
+#: What the members read: the categorical columns, numbered as the first member reading each (members that
+#: number them otherwise get recoded inputs), and the columns some member reads.
+_READING = {"categories": lambda model: members_categories(_members(model)), "reads": _reads}
+
+
+@register(TransformedTargetRegressor, methods=lambda model: ("predict",), **_READING)
 def _convert_target_transform(model: TransformedTargetRegressor, method: str, g: GraphBuilder, x: str) -> str:
-    predicted = _apply(model.regressor_, "predict", g, x)
+    predicted = _apply(model.regressor_, "predict", g, _inputs(model, g, x)[0])
     one_target = getattr(model, "_training_dim", 1) == 1
     column = g.as_column(predicted) if one_target else predicted
     back = _apply(model.transformer_, "inverse_transform", g, column)
     return g.as_vector(back) if one_target else back
 
 
-@register(VotingRegressor, methods=lambda model: ("predict",))
+@register(VotingRegressor, methods=lambda model: ("predict",), **_READING)
 def _convert_voting_regressor(model: VotingRegressor, method: str, g: GraphBuilder, x: str) -> str:
-    predictions = [_apply(member, "predict", g, x) for member in model.estimators_]
+    predictions = [_apply(member, "predict", g, xm) for member, xm in zip(model.estimators_, _inputs(model, g, x))]
     return weighted_average(g, predictions, model._weights_not_none)
 
 
@@ -85,16 +113,16 @@ def _voting_methods(model: VotingClassifier) -> tuple[str, ...]:
     return ("predict", "predict_proba") if model.voting == "soft" else ("predict",)
 
 
-@register(VotingClassifier, methods=_voting_methods)
+@register(VotingClassifier, methods=_voting_methods, **_READING)
 def _convert_voting_classifier(model: VotingClassifier, method: str, g: GraphBuilder, x: str) -> str:
     # the members learned the encoded labels 0..K-1 (le_); soft: the average of their probabilities and its
     # first largest column; hard: weighted one-hot votes counted in float64 (np.bincount), the first largest
     classes = model.le_.classes_
     if model.voting == "soft":
-        members = [_apply(m, "predict_proba", g, x) for m in model.estimators_]
+        members = [_apply(m, "predict_proba", g, xm) for m, xm in zip(model.estimators_, _inputs(model, g, x))]
         probabilities = weighted_average(g, members, model._weights_not_none)
         return probabilities if method == "predict_proba" else labels(g, probabilities, classes)
-    votes = [g.as_column(_apply(member, "predict", g, x)) for member in model.estimators_]
+    votes = [g.as_column(_apply(m, "predict", g, xm)) for m, xm in zip(model.estimators_, _inputs(model, g, x))]
     return class_at(g, majority(g, votes, len(classes), model._weights_not_none), classes)
 
 
@@ -103,15 +131,15 @@ def _meta_features(model: Any, g: GraphBuilder, x: str) -> str:
     classifier's probabilities without the first column), then the input with ``passthrough``."""
     binary = hasattr(model, "classes_") and len(model.classes_) == 2
     parts = []
-    for member, method in zip(model.estimators_, model.stack_method_):
-        value = g.as_matrix(_apply(member, method, g, x))
+    for member, method, xm in zip(model.estimators_, model.stack_method_, _inputs(model, g, x)):
+        value = g.as_matrix(_apply(member, method, g, xm))
         parts.append(g.columns(value, 1, 2) if method == "predict_proba" and binary else value)
     if model.passthrough:
         parts.append(x)
     return g.hstack(parts, hint="meta_features")
 
 
-@register(StackingRegressor, methods=lambda model: ("predict",))
+@register(StackingRegressor, methods=lambda model: ("predict",), **_READING)
 def _convert_stacking_regressor(model: StackingRegressor, method: str, g: GraphBuilder, x: str) -> str:
     return _apply(model.final_estimator_, "predict", g, _meta_features(model, g, x))
 
@@ -122,7 +150,7 @@ def _stacking_methods(model: StackingClassifier) -> tuple[str, ...]:
     return ("predict",) + tuple(m for m in ("predict_proba", "decision_function") if m in offered)
 
 
-@register(StackingClassifier, methods=_stacking_methods)
+@register(StackingClassifier, methods=_stacking_methods, **_READING)
 def _convert_stacking_classifier(model: StackingClassifier, method: str, g: GraphBuilder, x: str) -> str:
     encoder = getattr(model, "_label_encoder", None)
     if encoder is None or isinstance(encoder, list):
@@ -133,13 +161,13 @@ def _convert_stacking_classifier(model: StackingClassifier, method: str, g: Grap
     return class_at(g, g.cast(out, np.int64), encoder.classes_)  # the final estimator learned the codes
 
 
-@register(BaggingRegressor, methods=lambda model: ("predict",))
+@register(BaggingRegressor, methods=lambda model: ("predict",), **_READING)
 def _convert_bagging_regressor(model: BaggingRegressor, method: str, g: GraphBuilder, x: str) -> str:
     # each member on its features; summed within each of scikit-learn's jobs, then the jobs' sums, then
     # divided by the number of members
     members = [
-        _apply(member, "predict", g, g.take_columns(x, features, hint="features"))
-        for member, features in zip(model.estimators_, model.estimators_features_)
+        _apply(member, "predict", g, g.take_columns(xm, features, hint="features"))
+        for member, features, xm in zip(model.estimators_, model.estimators_features_, _inputs(model, g, x))
     ]
     try:
         from sklearn.ensemble._base import _partition_estimators
@@ -150,13 +178,14 @@ def _convert_bagging_regressor(model: BaggingRegressor, method: str, g: GraphBui
     return g.op("Div", [g.added(sums), g.const(float(model.n_estimators), "count")], hint="bagged")
 
 
-@register(AdaBoostRegressor, methods=lambda model: ("predict",))
+@register(AdaBoostRegressor, methods=lambda model: ("predict",), **_READING)
 def _convert_adaboost_regressor(model: AdaBoostRegressor, method: str, g: GraphBuilder, x: str) -> str:
     # scikit-learn's weighted median: the members' predictions sorted per row, their weights added in that
     # order, the first prediction whose cumulative weight reaches half the total (equal predictions may sort
     # in any order: the value found is the same)
     members = model.estimators_
-    table = g.hstack([g.as_matrix(_apply(m, "predict", g, x)) for m in members], hint="predictions")
+    inputs = _inputs(model, g, x)
+    table = g.hstack([g.as_matrix(_apply(m, "predict", g, xm)) for m, xm in zip(members, inputs)], hint="predictions")
     values, order = g.op(
         "TopK", [table, g.const([len(members)], "k")], axis=1, largest=0, sorted=1, outputs=2, hint="sorted"
     )
@@ -172,7 +201,7 @@ def _adaboost_methods(model: AdaBoostClassifier) -> tuple[str, ...]:
     return ("predict", "predict_proba", "decision_function")
 
 
-@register(AdaBoostClassifier, methods=_adaboost_methods)
+@register(AdaBoostClassifier, methods=_adaboost_methods, **_READING)
 def _convert_adaboost_classifier(model: AdaBoostClassifier, method: str, g: GraphBuilder, x: str) -> str:
     # SAMME: each member's vote, its weight for the class it predicts and -w / (K - 1) for the others, added
     # member by member, divided by the weights' sum; two classes: the second column minus the first
@@ -182,8 +211,8 @@ def _convert_adaboost_classifier(model: AdaBoostClassifier, method: str, g: Grap
     values = class_values(classes)  # as the members' labels come (class_at's types)
     known = g.const(values.reshape(1, -1), "classes", dtype=values.dtype if values.dtype.kind == "f" else None)
     votes = []
-    for member, w in zip(model.estimators_, model.estimator_weights_):
-        predicted = g.op("Reshape", [_apply(member, "predict", g, x), g.const([-1, 1], "column_shape")])
+    for member, w, xm in zip(model.estimators_, model.estimator_weights_, _inputs(model, g, x)):
+        predicted = g.op("Reshape", [_apply(member, "predict", g, xm), g.const([-1, 1], "column_shape")])
         chosen = g.op("Equal", [predicted, known], hint="vote")
         votes.append(g.op("Where", [chosen, g.const(float(w), "weight"), g.const(-1 / (k - 1) * float(w), "against")]))
     total = g.const(float(model.estimator_weights_.sum()), "weight_sum")
@@ -205,14 +234,14 @@ def _convert_adaboost_classifier(model: AdaBoostClassifier, method: str, g: Grap
     return softmax(g, scaled, width=k)
 
 
-@register(CalibratedClassifierCV, methods=lambda model: ("predict", "predict_proba"))
+@register(CalibratedClassifierCV, methods=lambda model: ("predict", "predict_proba"), **_READING)
 def _convert_calibrated(model: CalibratedClassifierCV, method: str, g: GraphBuilder, x: str) -> str:
     # the mean of the calibrated classifiers' probabilities; the label of its first largest column
     if model.method not in ("sigmoid", "isotonic"):
         raise ExportError(f"CalibratedClassifierCV(method={model.method!r}) cannot be exported; sigmoid and isotonic can.")
     total = g.const(np.zeros((1, len(model.classes_))), "zeros")
-    for calibrated in model.calibrated_classifiers_:
-        total = g.op("Add", [total, _calibrated_probabilities(calibrated, g, x)], hint="sum")
+    for calibrated, xm in zip(model.calibrated_classifiers_, _inputs(model, g, x)):
+        total = g.op("Add", [total, _calibrated_probabilities(calibrated, g, xm)], hint="sum")
     mean = g.op("Div", [total, g.const(float(len(model.calibrated_classifiers_)), "count")], hint="calibrated")
     return mean if method == "predict_proba" else labels(g, mean, model.classes_)
 

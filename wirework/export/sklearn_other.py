@@ -72,6 +72,7 @@ from sklearn.utils import _safe_indexing
 
 from wirework.errors import ExportError
 from wirework.export.builder import ML_OPSET, OPSET, GraphBuilder, dense
+from wirework.export.categories import member_inputs, members_categories
 from wirework.export.heads import binary_labels, class_at, labels, two_columns
 from wirework.export.trees import logistic, softmax
 from wirework.export.registry import Converter, converter_for, register, register_fallback
@@ -295,18 +296,22 @@ def _selected_columns(model: ColumnTransformer) -> dict[str, list[int]]:
     return {name: [int(k) for k in columns] for name, columns in positions.items()}
 
 
+def _parts(model: ColumnTransformer) -> list[tuple[Any, list[int]]]:
+    """The fitted parts of a ``ColumnTransformer`` that are models (not ``"drop"``, ``"passthrough"`` or
+    empty), each with the input positions it reads."""
+    positions = _selected_columns(model)
+    return [
+        (part, positions[name])
+        for name, part, _ in model.transformers_
+        if not isinstance(part, str) and positions.get(name)
+    ]
+
+
 def _column_transformer_categories(model: ColumnTransformer) -> dict[int, np.ndarray]:
     """The input columns a ``ColumnTransformer``'s parts read as categories (a string ``OneHotEncoder``'s,
-    say), by input position."""
-    positions = _selected_columns(model)
-    found: dict[int, np.ndarray] = {}
-    for name, part, _ in model.transformers_:
-        columns = positions.get(name, [])
-        if isinstance(part, str) or not columns:
-            continue
-        for k, values in converter_for(part).categories(part).items():
-            found[columns[k]] = values
-    return found
+    say), by input position: numbered as the first part reading a column numbers it (two parts may read one
+    column, each numbering its categories its own way)."""
+    return members_categories(_parts(model))
 
 
 def _column_transformer_reads(model: ColumnTransformer) -> frozenset[int]:
@@ -330,16 +335,18 @@ def _convert_column_transformer(
     # each part on its own columns (selected by position: names and masks were resolved when it was fitted),
     # side by side in the order scikit-learn stacks them; empty and dropped parts give no columns
     positions = _selected_columns(model)
+    models = _parts(model)
+    inputs = dict(zip(map(id, (part for part, _ in models)), member_inputs(g, x, models)))  # each part's codes
     parts = []
     for name, part, _ in model.transformers_:
         columns = positions.get(name, [])
         if (isinstance(part, str) and part == "drop") or not columns:
             continue
-        selected = g.take_columns(x, columns)
         if isinstance(part, str) and part == "passthrough":
-            parts.append(selected)
+            parts.append(g.take_columns(x, columns))
         else:
             rows = None if sample is None else _safe_indexing(sample, columns, axis=1)
+            selected = g.take_columns(inputs[id(part)], columns)
             parts.append(converter_for(part).apply(part, "transform", g, selected, sample=rows))
     if not parts:
         raise ExportError("This ColumnTransformer outputs no column; there is nothing to export.")
