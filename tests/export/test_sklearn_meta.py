@@ -22,6 +22,7 @@ from sklearn.ensemble import (
 )
 from sklearn.linear_model import LogisticRegression, Ridge
 from sklearn.model_selection import KFold
+from sklearn.multioutput import MultiOutputClassifier, MultiOutputRegressor, RegressorChain
 from sklearn.pipeline import make_pipeline
 from sklearn.preprocessing import PowerTransformer, StandardScaler
 from sklearn.svm import LinearSVC
@@ -253,3 +254,34 @@ def test_two_parts_of_a_column_transformer_reading_one_string_column_each_get_th
     for inputs in ("matrix", "columns"):
         onnx_model = ww.to_onnx(both, X_sample=X.iloc[:5], methods=["transform"], inputs=inputs)
         assert ww.onnx.check_parity(both, onnx_model, X).max_abs == 0.0
+
+
+@pytest.mark.parametrize(
+    "model",
+    [
+        MultiOutputRegressor(HistGradientBoostingRegressor(max_iter=5, min_samples_leaf=2)),
+        MultiOutputRegressor(Ridge()),
+        RegressorChain(DecisionTreeRegressor(random_state=0), order=[2, 0, 1]),
+        RegressorChain(Ridge(), order="random", random_state=1),
+    ],
+    ids=["multi-output boosting", "multi-output ridge", "chain of trees", "chain of ridges"],
+)
+def test_multi_output_regressors_give_one_column_per_target(model):
+    # skl2onnx's MultiOutputRegressor had no typed output in float64 and wrote trees with the deprecated
+    # operators; it had no RegressorChain
+    from sklearn.datasets import load_linnerud
+
+    X, Y = load_linnerud(return_X_y=True)
+    model.fit(X, Y)
+    report = exported(model, X)
+    exact = not isinstance(model.estimators_[0], Ridge)
+    assert report.outputs["predict"].max_abs <= (0.0 if exact else 1e-12)
+
+
+def test_multi_output_classifier_labels_of_each_target():
+    # labels of each target as natively, strings or numbers (integer and boolean targets: one int64 array)
+    Y = np.column_stack([NAMES[Y_IRIS], np.where(X_IRIS[:, 0] > 5.8, "wide", "narrow")])
+    strings = MultiOutputClassifier(RandomForestClassifier(5, random_state=0)).fit(X_IRIS, Y)
+    assert exported(strings, X_IRIS).outputs["predict"].rows_differ == 0
+    numbers = MultiOutputClassifier(LogisticRegression(max_iter=1000)).fit(X_IRIS, np.column_stack([Y_IRIS, X_IRIS[:, 0] > 5.8]))
+    assert exported(numbers, X_IRIS).outputs["predict"].rows_differ == 0

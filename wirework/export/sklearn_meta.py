@@ -18,6 +18,11 @@ scikit-learn ``StackingRegressor`` or ``VotingClassifier`` was refused. Here:
 - ``AdaBoostRegressor``: the weighted median of the members' predictions
   (sorted, cumulative weights, the first reaching half the total);
   ``AdaBoostClassifier``: SAMME's weighted votes, its labels and softmax;
+- ``MultiOutputRegressor`` and ``MultiOutputClassifier``: each member's
+  ``predict`` as a column (skl2onnx's form did not type its output in
+  float64, and wrote trees with the deprecated operators);
+  ``RegressorChain``: each member on the input and the previous members'
+  predictions, the columns put back in the targets' order;
 - ``CalibratedClassifierCV`` (``sigmoid`` and ``isotonic``): each calibrated
   classifier's response (``decision_function``, else ``predict_proba``)
   through its calibrators (SciPy's ``expit``; ``interp1d``'s linear
@@ -44,6 +49,7 @@ from sklearn.ensemble import (
     VotingClassifier,
     VotingRegressor,
 )
+from sklearn.multioutput import MultiOutputClassifier, MultiOutputRegressor, RegressorChain
 
 from wirework.errors import ExportError
 from wirework.export.builder import GraphBuilder
@@ -195,6 +201,28 @@ def _convert_adaboost_regressor(model: AdaBoostRegressor, method: str, g: GraphB
     reached = g.cast(g.op("GreaterOrEqual", [cdf, half], hint="median_or_above"), np.int64)
     median = g.op("ArgMax", [reached], axis=1, keepdims=1, hint="median_index")
     return g.as_vector(g.op("GatherElements", [values, median], axis=1, hint="median"))
+
+
+@register(MultiOutputRegressor, MultiOutputClassifier, methods=lambda model: ("predict",), **_READING)
+def _convert_multi_output(model: Any, method: str, g: GraphBuilder, x: str) -> str:
+    # np.asarray([member.predict(X) for member in estimators_]).T: one column per target (the targets were one
+    # array, so the members' labels are of one kind)
+    members = zip(model.estimators_, _inputs(model, g, x))
+    return g.hstack([g.as_matrix(_apply(member, "predict", g, xm)) for member, xm in members], hint="targets")
+
+
+@register(RegressorChain, methods=lambda model: ("predict",))
+def _convert_regressor_chain(model: RegressorChain, method: str, g: GraphBuilder, x: str) -> str:
+    # scikit-learn's chain: member k predicts from the input and the predictions of members 0..k-1 (in the
+    # order it was fitted), then the columns go back to the targets' order
+    predictions: list[str] = []
+    for member in model.estimators_:
+        augmented = g.hstack([x, *predictions], hint="chained")
+        predictions.append(g.as_matrix(_apply(member, "predict", g, augmented)))
+    order = np.asarray(model.order_)
+    inverse = np.empty_like(order)
+    inverse[order] = np.arange(len(order))
+    return g.take_columns(g.hstack(predictions, hint="chain"), inverse, hint="targets")
 
 
 def _adaboost_methods(model: AdaBoostClassifier) -> tuple[str, ...]:
