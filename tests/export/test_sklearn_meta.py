@@ -11,6 +11,7 @@ from sklearn.ensemble import (
     AdaBoostClassifier,
     GradientBoostingClassifier,
     AdaBoostRegressor,
+    BaggingClassifier,
     BaggingRegressor,
     HistGradientBoostingClassifier,
     HistGradientBoostingRegressor,
@@ -26,7 +27,7 @@ from sklearn.multioutput import MultiOutputClassifier, MultiOutputRegressor, Reg
 from sklearn.pipeline import make_pipeline
 from sklearn.preprocessing import PowerTransformer, StandardScaler
 from sklearn.svm import LinearSVC
-from sklearn.tree import DecisionTreeRegressor
+from sklearn.tree import DecisionTreeClassifier, DecisionTreeRegressor
 
 import wirework as ww
 
@@ -285,3 +286,23 @@ def test_multi_output_classifier_labels_of_each_target():
     assert exported(strings, X_IRIS).outputs["predict"].rows_differ == 0
     numbers = MultiOutputClassifier(LogisticRegression(max_iter=1000)).fit(X_IRIS, np.column_stack([Y_IRIS, X_IRIS[:, 0] > 5.8]))
     assert exported(numbers, X_IRIS).outputs["predict"].rows_differ == 0
+
+
+@pytest.mark.parametrize(
+    ("member", "options"),
+    [
+        # a pipeline takes no sample_weight: its members fit on 4 rows, some missing a class
+        (make_pipeline(StandardScaler(), DecisionTreeClassifier(random_state=0)), {"max_samples": 4, "max_features": 0.5}),
+        (DecisionTreeClassifier(random_state=0), {"max_samples": 0.3, "n_jobs": 3}),  # summed per job
+        (LinearSVC(), {}),  # no predict_proba: one-hot votes for its label
+    ],
+    ids=["trees missing classes", "trees in three jobs", "votes"],
+)
+def test_bagging_classifier_averages_its_members_as_scikit_learn(member, options):
+    # it was refused as a tree model ("no TreeEnsemble converter"), although it is none
+    model = BaggingClassifier(member, n_estimators=15, random_state=0, **options).fit(X_IRIS, NAMES[Y_IRIS])
+    if options.get("max_samples") == 4:
+        assert any(len(m.classes_) < 3 for m in model.estimators_)
+    with parallel_config(n_jobs=1):
+        report = exported(model, X_IRIS)
+    assert report.exact, report

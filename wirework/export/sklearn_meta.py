@@ -15,6 +15,8 @@ scikit-learn ``StackingRegressor`` or ``VotingClassifier`` was refused. Here:
   estimator; the classifier's labels decoded by its label encoder;
 - ``BaggingRegressor``: each member's prediction on its features, added in
   the order and groups of scikit-learn's jobs, divided by their number;
+  ``BaggingClassifier`` the same of the members' probabilities (one-hot
+  votes for a member without them), and the label of the first largest;
 - ``AdaBoostRegressor``: the weighted median of the members' predictions
   (sorted, cumulative weights, the first reaching half the total);
   ``AdaBoostClassifier``: SAMME's weighted votes, its labels and softmax;
@@ -43,6 +45,7 @@ from sklearn.compose import TransformedTargetRegressor
 from sklearn.ensemble import (
     AdaBoostClassifier,
     AdaBoostRegressor,
+    BaggingClassifier,
     BaggingRegressor,
     StackingClassifier,
     StackingRegressor,
@@ -79,7 +82,7 @@ def _members(model: Any) -> list[Member]:
         return [(model.regressor_, None)]
     if isinstance(model, CalibratedClassifierCV):
         return [(calibrated.estimator, None) for calibrated in model.calibrated_classifiers_]
-    if isinstance(model, BaggingRegressor):
+    if isinstance(model, (BaggingRegressor, BaggingClassifier)):
         return [(member, list(features)) for member, features in zip(model.estimators_, model.estimators_features_)]
     return [(member, None) for member in model.estimators_]
 
@@ -175,6 +178,12 @@ def _convert_bagging_regressor(model: BaggingRegressor, method: str, g: GraphBui
         _apply(member, "predict", g, g.take_columns(xm, features, hint="features"))
         for member, features, xm in zip(model.estimators_, model.estimators_features_, _inputs(model, g, x))
     ]
+    return _bagged(model, g, members)
+
+
+def _bagged(model: Any, g: GraphBuilder, members: list[str]) -> str:
+    """The members' values added within each of scikit-learn's jobs (as its ``n_jobs`` groups them), then the
+    jobs' sums, divided by the number of members."""
     try:
         from sklearn.ensemble._base import _partition_estimators
     except ImportError as error:  # a private helper: another scikit-learn may not have it
@@ -182,6 +191,37 @@ def _convert_bagging_regressor(model: BaggingRegressor, method: str, g: GraphBui
     jobs, _, starts = _partition_estimators(model.n_estimators, model.n_jobs)
     sums = [g.added(members[starts[i] : starts[i + 1]]) for i in range(jobs) if starts[i + 1] > starts[i]]
     return g.op("Div", [g.added(sums), g.const(float(model.n_estimators), "count")], hint="bagged")
+
+
+def _bagging_classifier_methods(model: BaggingClassifier) -> tuple[str, ...]:
+    return ("predict", "predict_proba")
+
+
+@register(BaggingClassifier, methods=_bagging_classifier_methods, **_READING)
+def _convert_bagging_classifier(model: BaggingClassifier, method: str, g: GraphBuilder, x: str) -> str:
+    # scikit-learn's predict_proba: each member's probabilities on its features (a member that saw fewer
+    # classes fills its classes' columns, the others 0; one without predict_proba votes one-hot for its
+    # label), added within each job, then across jobs, divided by the number of members; predict: the class
+    # of the first largest column. The members learned the classes' codes 0..K-1.
+    n_classes = len(model.classes_)
+    members = []
+    for member, features, xm in zip(model.estimators_, model.estimators_features_, _inputs(model, g, x)):
+        rows = g.take_columns(xm, features, hint="features")
+        own = np.asarray(member.classes_).astype(np.int64)
+        if hasattr(member, "predict_proba"):
+            proba = _apply(member, "predict_proba", g, rows)
+            if len(own) != n_classes:
+                zero = g.op("Mul", [g.columns(proba, 0, 1), g.const(0.0, "zero")], hint="never_seen")
+                where = {int(c): k for k, c in enumerate(own)}
+                columns = [g.columns(proba, where[c], where[c] + 1) if c in where else zero for c in range(n_classes)]
+                proba = g.hstack(columns, hint="proba")
+        else:
+            label = g.cast(g.as_column(_apply(member, "predict", g, rows)), g.dtype)
+            positions = g.const(np.arange(n_classes, dtype=np.float64).reshape(1, -1), "classes")
+            proba = g.cast(g.op("Equal", [label, positions], hint="vote"), g.dtype)
+        members.append(proba)
+    probabilities = _bagged(model, g, members)
+    return probabilities if method == "predict_proba" else labels(g, probabilities, model.classes_)
 
 
 @register(AdaBoostRegressor, methods=lambda model: ("predict",), **_READING)
