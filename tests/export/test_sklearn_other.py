@@ -400,3 +400,14 @@ def test_neighbour_models_are_refused_whatever_the_sample(dtype):
     ):
         with pytest.raises(ww.ExportError, match="cannot be exported exactly: among neighbours at equal distances"):
             ww.to_onnx(model, X_sample=X[:20], dtype=dtype)
+
+
+def test_kmeans_transform_is_its_distances_to_the_centres():
+    # skl2onnx's KMeans gives its labels first and the distances second: the labels were taken for the
+    # transform, and the sample check refused them ("gives shape (5,) where scikit-learn gives (5, 8)")
+    from sklearn.cluster import KMeans
+
+    X = FRAME.to_numpy()
+    kmeans = KMeans(8, n_init=3, random_state=0).fit(X)
+    model = ww.to_onnx(kmeans, X_sample=X[:5], methods=["transform"])
+    assert ww.onnx.check_parity(kmeans, model, X).max_abs <= 1e-12 * np.abs(kmeans.transform(X)).max()

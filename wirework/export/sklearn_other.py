@@ -216,8 +216,11 @@ def _convert_fallback(model: Any, method: str, g: GraphBuilder, x: str, sample: 
             raise ExportError(f"skl2onnx gives no {method} for {type(model).__name__} (outputs {names}).")
         _agrees(model, method, wanted, g, sample)
         return outputs[wanted]
-    _agrees(model, method, names[0], g, sample)
-    value = outputs[names[0]]
+    # a clusterer's transform is its distances to the centres (KMeans': skl2onnx's second output, "scores",
+    # after the labels); any other model's first output is its prediction or transform
+    name = "scores" if method == "transform" and names[:2] == ["label", "scores"] else names[0]
+    _agrees(model, method, name, g, sample)
+    value = outputs[name]
     if method == "predict":
         return g.as_vector(value)
     return g.cast(value, g.dtype)  # skl2onnx gives some transforms in float32 whatever the input (OneHotEncoder)
