@@ -191,6 +191,24 @@ def test_feed_takes_a_dataframes_columns_by_name(layout):
     assert all(np.array_equal(v, feed(unnamed, X.iloc[:5, ::-1].to_numpy())[k]) for k, v in by_position.items())
 
 
+@pytest.mark.parametrize("layout", ["matrix", "columns"])
+def test_a_sample_with_its_columns_in_another_order_names_the_inputs_as_the_model_reads_them(layout, categorical_gbm):
+    # the inputs were named after X_sample's columns while the graph reads them in the model's order: with
+    # the columns reversed the file's predictions were 118 off, silently; a sample with other columns is refused
+    from sklearn.ensemble import HistGradientBoostingRegressor
+
+    X, y = load_diabetes(return_X_y=True, as_frame=True)
+    frame, gbm = categorical_gbm
+    for model, data in ((HistGradientBoostingRegressor(max_iter=20, random_state=0).fit(X, y), X), (gbm, frame)):
+        exported = ww.to_onnx(model, X_sample=data.iloc[:5, ::-1], inputs=layout)
+        assert [c["name"] for c in input_signature(exported)["columns"]] == list(data.columns)
+        assert ww.onnx.check_parity(model, exported, data).exact
+    with pytest.raises(ExportError, match=r"the DataFrame lacks \['s6'\], has unexpected columns \['target'\]"):
+        ww.to_onnx(model := HistGradientBoostingRegressor(max_iter=5).fit(X, y), X_sample=X.iloc[:5].rename(columns={"s6": "target"}))
+    positional = ww.to_onnx(model, X_sample=X.iloc[:5].set_axis(range(10), axis=1))  # names no strings: by position
+    assert [c["name"] for c in input_signature(positional)["columns"]] == list(X.columns)  # the model's names
+
+
 def test_feed_codes_a_category_columns_values_whatever_its_dtype():
     # a column trained as an integer categorical, fed as plain int64 (as at serving time): its values are
     # coded, not taken as codes (feed passed 10, 20, 30 as codes; 1.88 off)

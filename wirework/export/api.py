@@ -116,11 +116,12 @@ def _bound_sample(outputs: dict) -> Any:
 
 
 def _column_names(obj: Any, sample: Any, n: int) -> list[str]:
-    if isinstance(sample, pd.DataFrame):
-        return [str(c) for c in sample.columns]
+    """The inputs' names: the columns the model was trained on, else the sample's, else ``x0, x1…``."""
     names = getattr(obj, "feature_names_in_", None)
     if names is not None and len(names) == n:
         return [str(c) for c in names]
+    if isinstance(sample, pd.DataFrame):
+        return [str(c) for c in sample.columns]
     return [f"x{i}" for i in range(n)]
 
 
@@ -297,6 +298,9 @@ def to_onnx(
     outputs = _network_outputs(obj, methods)
     if outputs and X_sample is None:
         X_sample = _bound_sample(outputs)
+    trained_names = getattr(obj, "feature_names_in_", None)
+    if isinstance(X_sample, pd.DataFrame) and trained_names is not None:  # the model's order, not the sample's
+        X_sample = _in_order(X_sample, [str(n) for n in trained_names], named=True)
     if outputs:
         n_features = _n_features(obj, X_sample)
     else:
