@@ -29,7 +29,7 @@ from sklearn.preprocessing import (
     SplineTransformer,
     StandardScaler,
 )
-from sklearn.tree import DecisionTreeClassifier
+from sklearn.tree import DecisionTreeClassifier, DecisionTreeRegressor
 
 from _sklearn_data import FRAME, TARGET, exact, hgb
 
@@ -364,3 +364,35 @@ def test_elementwise_steps_whose_operations_are_exact_keep_a_tree_exact(step):
     X = np.abs(X) if isinstance(step, FunctionTransformer) else X
     pipe = ww.Pipeline([("step", clone(step)), ("tree", hgb())]).fit(X, y)
     assert ww.onnx.check_parity(pipe, ww.to_onnx(pipe, X_sample=X[:5]), X).exact
+
+
+@pytest.mark.parametrize("load", [load_digits, load_diabetes], ids=["digits", "diabetes"])
+def test_quantile_transformer_both_ways_as_scikit_learn(load):
+    # np.interp step by step, up and down the quantiles (repeated ones, as the digits' many zeros give, take
+    # the middle of their references): skl2onnx's form differed by up to 1 on the digits, which the sample
+    # check refused; now exact both ways, before a tree too, and as a target transformer
+    from sklearn.compose import TransformedTargetRegressor
+
+    X, y = load(return_X_y=True)
+    quantiles = QuantileTransformer(n_quantiles=100).fit(X)
+    rng = np.random.default_rng(0)
+    rows = np.vstack([X, X + rng.normal(scale=0.01, size=X.shape), X.min(axis=0) - 1, X.max(axis=0) + 1])
+    rows[3, 0] = np.nan
+    forward = ww.to_onnx(quantiles, X_sample=X[:5], methods=["transform"])
+    assert ww.onnx.session(forward).run(None, {"X": rows})[0].tobytes() == quantiles.transform(rows).tobytes()
+    uniform = rng.uniform(size=(300, X.shape[1]))
+    uniform[0], uniform[1], uniform[2, 0] = 0.0, 1.0, np.nan
+    backward = ww.to_onnx(quantiles, X_sample=X[:5], methods=["inverse_transform"])
+    assert ww.onnx.session(backward).run(None, {"X": uniform})[0].tobytes() == quantiles.inverse_transform(uniform).tobytes()
+    pipe = ww.Pipeline([("quantiles", QuantileTransformer(n_quantiles=100)), ("tree", hgb())]).fit(X, y)
+    assert ww.onnx.check_parity(pipe, ww.to_onnx(pipe, X_sample=X[:5]), X).exact
+    target = TransformedTargetRegressor(DecisionTreeRegressor(max_depth=5, random_state=0), transformer=QuantileTransformer(n_quantiles=50))
+    target.fit(X, y)
+    assert ww.onnx.check_parity(target, ww.to_onnx(target, X_sample=X[:5]), X).exact
+
+
+def test_a_quantile_transformer_to_a_normal_distribution_is_refused():
+    X, _ = load_diabetes(return_X_y=True)
+    normal = QuantileTransformer(n_quantiles=50, output_distribution="normal").fit(X)
+    with pytest.raises(ww.ExportError, match=r"output_distribution='normal'\) cannot be exported exactly: SciPy's norm.ppf"):
+        ww.to_onnx(normal, X_sample=X[:5], methods=["transform"])

@@ -14,7 +14,7 @@ import numpy as np
 
 from wirework.export.builder import GraphBuilder
 
-__all__ = ["FUNCTIONS", "log1p", "expm1", "names"]
+__all__ = ["FUNCTIONS", "log1p", "expm1", "interp", "names"]
 
 
 def log1p(g: GraphBuilder, x: str) -> str:
@@ -36,6 +36,32 @@ def expm1(g: GraphBuilder, x: str) -> str:
     near = g.op("Where", [g.op("Equal", [u, one]), x, product], hint="expm1")
     low = g.op("Where", [g.op("Equal", [less, g.const(-np.ones(1), "minus_one")]), less, near], hint="expm1")
     return g.op("Where", [g.op("IsInf", [u]), u, low], hint="expm1")
+
+
+def interp(g: GraphBuilder, x: str, xp: np.ndarray, fp: np.ndarray) -> str:
+    """``np.interp(x, xp, fp)`` of a ``[N, 1]`` value, step by step as NumPy computes it (``xp`` increasing,
+    repeats allowed): ``j`` the last point with ``xp[j] <= x``; ``fp[0]`` below the first point, ``fp[-1]``
+    from the last one on, ``fp[j]`` where ``x == xp[j]``, else ``slope * (x - xp[j]) + fp[j]`` with ``slope =
+    (fp[j+1] - fp[j]) / (xp[j+1] - xp[j])`` (from ``xp[j+1]`` if that is NaN, then ``fp[j]`` if still NaN and
+    ``fp[j] == fp[j+1]``); NaN stays NaN."""
+    xs, ys = np.asarray(xp, dtype=np.float64), np.asarray(fp, dtype=np.float64)
+    n = len(xs)
+    passed = g.cast(g.op("LessOrEqual", [g.const(xs.reshape(1, -1), "xp"), x], hint="passed"), np.int64)
+    j = g.op("Sub", [g.op("ReduceSum", [passed, g.const([1], "axis")], keepdims=1), g.const(np.array(1))], hint="j")
+    at = g.op("Max", [j, g.const(np.array(0))], hint="j")
+    following = g.op("Min", [g.op("Add", [at, g.const(np.array(1))]), g.const(np.array(n - 1))], hint="j_next")
+    x_j, x_next = (g.op("Gather", [g.const(xs, "xp_values"), i], axis=0) for i in (at, following))
+    y_j, y_next = (g.op("Gather", [g.const(ys, "fp_values"), i], axis=0) for i in (at, following))
+    slope = g.op("Div", [g.op("Sub", [y_next, y_j]), g.op("Sub", [x_next, x_j])], hint="slope")
+    between = g.op("Add", [g.op("Mul", [slope, g.op("Sub", [x, x_j])]), y_j], hint="interpolated")
+    other = g.op("Add", [g.op("Mul", [slope, g.op("Sub", [x, x_next])]), y_next], hint="interpolated")
+    flat = g.op("And", [g.op("IsNaN", [other]), g.op("Equal", [y_j, y_next])], hint="flat")
+    other = g.op("Where", [flat, y_j, other], hint="interpolated")
+    value = g.op("Where", [g.op("IsNaN", [between]), other, between], hint="interpolated")
+    exact = g.op("Or", [g.op("Equal", [x, x_j]), g.op("Equal", [j, g.const(np.array(n - 1))])], hint="on_point")
+    value = g.op("Where", [exact, y_j, value], hint="interpolated")  # from the last point on: fp[-1]
+    value = g.op("Where", [g.op("Less", [j, g.const(np.array(0))]), g.const(ys[:1], "fp_first"), value])
+    return g.op("Where", [g.op("IsNaN", [x]), x, value], hint="interp")
 
 
 def _operator(op_type: str) -> Callable[[GraphBuilder, str], str]:

@@ -56,6 +56,7 @@ from sklearn.multioutput import MultiOutputClassifier, MultiOutputRegressor, Reg
 
 from wirework.errors import ExportError
 from wirework.export.builder import GraphBuilder
+from wirework.export.elementwise import interp
 from wirework.export.categories import Member, member_inputs, members_categories, members_read
 from wirework.export.heads import (
     binary_labels,
@@ -360,14 +361,4 @@ def _calibrator(calibrator: Any, g: GraphBuilder, t: str) -> str:
     if len(xs) < 2:  # a constant fit
         return g.op("Add", [g.op("Mul", [t, g.const(0.0, "zero")]), g.const(float(ys[0]), "level")], hint="isotonic")
     low, high = g.const(float(calibrator.X_min_), "x_min"), g.const(float(calibrator.X_max_), "x_max")
-    t = g.op("Min", [g.op("Max", [t, low]), high], hint="clipped")
-    # np.interp: j, the last threshold <= t; y_j where t is x_j (the last one included), else the slope to
-    # the next threshold times (t - x_j), plus y_j
-    passed = g.cast(g.op("LessOrEqual", [g.const(xs.reshape(1, -1), "thresholds"), t]), np.int64)
-    j = g.op("Sub", [g.op("ReduceSum", [passed, g.const([1], "axis")], keepdims=1), g.const(np.array(1))], hint="j")
-    following = g.op("Min", [g.op("Add", [j, g.const(np.array(1))]), g.const(np.array(len(xs) - 1))], hint="j_next")
-    x_j, x_next = (g.op("Gather", [g.const(xs, "xs"), i], axis=0) for i in (j, following))
-    y_j, y_next = (g.op("Gather", [g.const(ys, "ys"), i], axis=0) for i in (j, following))
-    slope = g.op("Div", [g.op("Sub", [y_next, y_j]), g.op("Sub", [x_next, x_j])], hint="slope")
-    between = g.op("Add", [g.op("Mul", [slope, g.op("Sub", [t, x_j])]), y_j], hint="interpolated")
-    return g.op("Where", [g.op("Equal", [t, x_j]), y_j, between], hint="isotonic")
+    return interp(g, g.op("Min", [g.op("Max", [t, low]), high], hint="clipped"), xs, ys)

@@ -7,7 +7,9 @@ none (the identity) or NumPy functions with an ONNX operator (see
 Box-Cox, both ways), ``SplineTransformer`` (SciPy's evaluation and
 scikit-learn's ends, bit for bit; skl2onnx has none), ``SimpleImputer``,
 ``MissingIndicator``, ``IterativeImputer`` (its rounds replayed with each
-fitted model's converter), ``KBinsDiscretizer``, ``PolynomialFeatures``
+fitted model's converter), ``Normalizer`` (its norms added in NumPy's order),
+``QuantileTransformer`` (uniform output, both ways: ``np.interp`` step by
+step), ``KBinsDiscretizer``, ``PolynomialFeatures``
 and ``Binarizer`` (skl2onnx's forms do not run in float64, or put a value
 equal to the threshold on the wrong side; ours compute scikit-learn's very
 numbers, and in float32 compare with thresholds rounded so that every
@@ -28,6 +30,7 @@ from sklearn.preprocessing import (
     Normalizer,
     PolynomialFeatures,
     PowerTransformer,
+    QuantileTransformer,
     SplineTransformer,
     StandardScaler,
 )
@@ -72,6 +75,37 @@ def _convert_normalizer(model: Normalizer, method: str, g: GraphBuilder, x: str)
     tiny = g.op("Less", [norms, g.const(np.array([10 * np.finfo(np.float64).eps]), "tiny")], hint="constant_row")
     norms = g.op("Where", [tiny, g.const(np.ones(1), "one"), norms], hint="norms")
     return g.op("Div", [x, norms], hint="normalized")
+
+
+@register(QuantileTransformer, methods=lambda model: ("transform", "inverse_transform"))
+def _convert_quantile(model: QuantileTransformer, method: str, g: GraphBuilder, x: str) -> str:
+    # scikit-learn's _transform_col, column by column: forward, the mean of np.interp over the quantiles
+    # upwards and (negated) downwards, so repeated quantiles take the middle of their references; backwards,
+    # np.interp of the references onto the quantiles; then a value equal to the top bound takes the top of
+    # the other side, and one equal to the bottom bound its bottom (in that order, as it assigns them)
+    if model.output_distribution != "uniform":
+        raise ExportError(
+            f"QuantileTransformer(output_distribution={model.output_distribution!r}) cannot be exported exactly: "
+            "SciPy's norm.ppf and norm.cdf have no ONNX operator. Use output_distribution='uniform'."
+        )
+    references = np.asarray(model.references_, dtype=np.float64)
+    parts = []
+    for k in range(model.quantiles_.shape[1]):
+        quantiles = np.asarray(model.quantiles_[:, k], dtype=np.float64)
+        column = g.columns(x, k, k + 1)
+        if method == "transform":
+            up = elementwise.interp(g, column, quantiles, references)
+            down = elementwise.interp(g, g.op("Neg", [column]), -quantiles[::-1], -references[::-1])
+            value = g.op("Mul", [g.const(np.array([0.5]), "half"), g.op("Sub", [up, down])], hint="quantile")
+            bounds, targets = (quantiles[0], quantiles[-1]), (0.0, 1.0)
+        else:
+            value = elementwise.interp(g, column, references, quantiles)
+            bounds, targets = (0.0, 1.0), (quantiles[0], quantiles[-1])
+        for bound, target in ((bounds[1], targets[1]), (bounds[0], targets[0])):
+            at_bound = g.op("Equal", [column, g.const(np.array([bound]), "bound")], hint="at_bound")
+            value = g.op("Where", [at_bound, g.const(np.array([target]), "bound_value"), value], hint="quantile")
+        parts.append(value)
+    return g.hstack(parts, hint="quantiles")
 
 
 @register(KBinsDiscretizer, methods=lambda model: ("transform",))
