@@ -378,3 +378,16 @@ def test_ordinal_numeric_columns_tell_missing_from_unknown():
     model = ww.to_onnx(encoder, X_sample=X[:3], methods=["transform"])
     served = np.vstack([X[:20], [[17.0]]])  # 17 was never seen: -1; NaN: -2
     assert ww.onnx.check_parity(encoder, model, served).max_abs == 0.0
+
+
+@pytest.mark.parametrize("inputs", ["matrix", "columns"])
+def test_an_array_of_objects_keeps_its_none_apart_from_nan(inputs):
+    # feed put an object array in a DataFrame (or a Series): pandas 3 made a column of strings and None its
+    # str dtype, whose missing values are all NaN, so a None an encoder learned became an unknown NaN
+    letters = np.array([["a"], ["b"], [None], ["c"]] * 20, dtype=object)
+    encoder = OrdinalEncoder(handle_unknown="use_encoded_value", unknown_value=-1).fit(letters)
+    model = ww.to_onnx(encoder, X_sample=letters[:4], methods=["transform"], inputs=inputs)
+    served = np.array([[None], [np.nan], ["b"], ["zz"]], dtype=object)
+    out = ww.onnx.session(model).run(None, ww.onnx.feed(model, served))[0]
+    np.testing.assert_array_equal(out, encoder.transform(served))
+    assert out[0, 0] == 3.0 and out[1, 0] == -1.0  # None its category, NaN unknown

@@ -492,7 +492,7 @@ def _input_values(column: Any, categories: list, kinds: list[str]) -> np.ndarray
     written = {kind: markers[k] for k, kind in enumerate(kinds)}
     reserved = set(markers)  # a value such as "" that is no category but a marker: unknown, as natively
     values = []
-    for value in pd.Series(column).astype(object):
+    for value in pd.Series(column, dtype=object):  # a None stays None (pandas 3 would infer str: NaN)
         kind = missing_kind(value)
         if kind is not None:
             values.append(written.get(kind, markers[-1]) if kinds else markers[0])
@@ -581,7 +581,8 @@ def feed(model: Any, X: Any) -> dict[str, np.ndarray]:
         if frame is None and matrix.dtype.kind not in "OUS":
             return {"X": np.ascontiguousarray(matrix, dtype=dtype)}
         if frame is None:  # an array of strings or objects: its string columns are coded as a frame's
-            frame = pd.DataFrame(matrix, columns=[info["name"] for info in columns])
+            # as objects: pandas 3 would make a column of strings its str dtype, whose missing values are all NaN
+            frame = pd.DataFrame(matrix, columns=[info["name"] for info in columns], dtype=object)
         parts = []
         for i, info in enumerate(columns):
             values = frame.iloc[:, i]
