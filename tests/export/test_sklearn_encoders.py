@@ -20,6 +20,7 @@ from sklearn.preprocessing import (
     StandardScaler,
     TargetEncoder,
 )
+from sklearn.tree import DecisionTreeRegressor
 from sklearn.utils.fixes import parse_version
 
 from _sklearn_data import FRAME, TARGET, labelled, unknown_and_missing, hgb
@@ -391,3 +392,18 @@ def test_an_array_of_objects_keeps_its_none_apart_from_nan(inputs):
     out = ww.onnx.session(model).run(None, ww.onnx.feed(model, served))[0]
     np.testing.assert_array_equal(out, encoder.transform(served))
     assert out[0, 0] == 3.0 and out[1, 0] == -1.0  # None its category, NaN unknown
+
+
+@pytest.mark.parametrize("encoder", [OrdinalEncoder(), OneHotEncoder()], ids=["ordinal", "one_hot"])
+def test_none_learned_in_a_column_of_numbers_is_refused_and_nan_exports(encoder):
+    """An object column of numbers with None: the file's numeric input has only NaN for missing values, while
+    the encoder takes NaN as unknown once it learned None. Refused, saying to give NaN; with NaN it is exact."""
+    X = pd.DataFrame({"c": pd.Series([1, 2, None, 1, 2, 3, None, 3], dtype=object)})
+    y = np.arange(8.0)
+    with_none = Pipeline([("encode", clone(encoder)), ("tree", DecisionTreeRegressor(random_state=0))]).fit(X, y)
+    with pytest.raises(ww.ExportError, match=r"learned the missing value\(s\) 'None' in column 'c', whose categories are numbers.*NaN"):
+        ww.to_onnx(with_none, X)
+    floats = X.astype(float)
+    with_nan = Pipeline([("encode", clone(encoder)), ("tree", DecisionTreeRegressor(random_state=0))]).fit(floats, y)
+    report = ww.onnx.check_parity(with_nan, ww.to_onnx(with_nan, floats), floats)
+    assert report.exact

@@ -68,6 +68,16 @@ def _probed(model: Any, probes_unknown: bool) -> tuple[list[tuple[bool, list, li
         known = [v for v in values if not is_missing(v)]
         learned = sorted((v for v in values if is_missing(v)), key=lambda v: MISSING_KINDS.index(missing_kind(v)))
         named = _named_categories(categories)
+        if not named and any(missing_kind(v) not in (None, "nan") for v in learned):
+            kinds = ", ".join(repr(missing_kind(v)) for v in learned)
+            names = getattr(model, "feature_names_in_", None)
+            column = repr(names[len(columns)]) if names is not None else len(columns)
+            raise ExportError(
+                f"This {type(model).__name__} learned the missing value(s) {kinds} in column {column}, whose "
+                "categories are numbers: the file's numeric input holds NaN for every missing value, so it cannot "
+                "tell them apart as the encoder does. Give that column NaN for its missing values (for example "
+                "X[col].astype(float)) and fit again."
+            )
         unseen: Any = None
         if probes_unknown:
             if named:
