@@ -414,3 +414,19 @@ def test_transformed_target_functions_without_an_operator_are_refused(diabetes):
     ).fit(X, y)
     with pytest.raises(ww.ExportError, match=r"inverse_transform\(\) passes keyword arguments to its function"):
         ww.to_onnx(keywords)
+
+
+def test_a_sparse_value_in_a_network_is_the_dense_matrix_the_file_gives():
+    # a OneHotEncoder's default output is sparse: reading it, or giving it as the output, failed ("carries object
+    # values", then a Cast to string)
+    from sklearn.preprocessing import OneHotEncoder
+
+    data, y = load_diabetes(return_X_y=True)
+    X = pd.DataFrame({"sex": np.where(data[:, 1] > 0, "male", "female")})
+    encode = ww.Pipeline([("encode", OneHotEncoder(handle_unknown="ignore"))]).fit(X[["sex"]])
+    assert ww.onnx.check_parity(encode, ww.to_onnx(encode, X[["sex"]]), X[["sex"]]).max_abs == 0.0
+    predict = ww.Pipeline([("encode", OneHotEncoder()), ("tree", DecisionTreeClassifier(random_state=0))])
+    predict.fit(X[["sex"]], y > 140)
+    assert ww.onnx.check_parity(predict, ww.to_onnx(predict, X[["sex"]]), X[["sex"]]).max_abs == 0.0
+    scaled = ww.Pipeline([("encode", OneHotEncoder()), ("scale", StandardScaler(with_mean=False))]).fit(X[["sex"]])
+    assert ww.onnx.check_parity(scaled, ww.to_onnx(scaled, X[["sex"]]), X[["sex"]]).max_abs == 0.0

@@ -136,7 +136,7 @@ def _zeros(obj: Any, names: list[str], categories: dict) -> Any:
 
 def _kind_of_value(g: GraphBuilder, value: Any) -> tuple[np.dtype, list]:
     """Element type and shape of an output, from its native value on the sample."""
-    array = np.asarray(value)
+    array = dense(value)  # a sparse output (a one-hot encoding) is the dense matrix the file gives
     kind = array.dtype.kind
     dtype = g.dtype if kind == "f" else np.dtype(np.int64) if kind in "biu" else np.dtype(object)
     return dtype, [None] * array.ndim

@@ -28,7 +28,7 @@ import numpy as np
 
 from wirework.errors import ExportError, NotTrainedError
 from wirework.export import elementwise
-from wirework.export.builder import GraphBuilder
+from wirework.export.builder import GraphBuilder, dense
 from wirework.export.categories import recode
 from wirework.export.registry import converter_for
 from wirework.graph import library
@@ -64,17 +64,17 @@ class Context:
     def ndim(self, item: Any) -> int:
         if isinstance(item, Source):
             return 2
-        return np.ndim(self.sample[item]) if isinstance(item, Node) else np.ndim(item)
+        return np.ndim(dense(self.sample[item])) if isinstance(item, Node) else np.ndim(item)
 
     def floats(self, item: Node) -> str:
         """A node's value as floats of the graph's dtype (labels and codes are cast)."""
         if isinstance(item, Source):  # the input: already the float matrix (category columns as codes)
             return self.names[item]
-        kind = np.asarray(self.sample[item]).dtype.kind
+        kind = dense(self.sample[item]).dtype.kind  # a sparse value (a one-hot encoding) as the file holds it
         if kind in "biu":
             return self.g.cast(self.names[item], self.g.dtype)
         if kind != "f":
-            raise ExportError(f"{item!r} carries {np.asarray(self.sample[item]).dtype} values, not numbers.")
+            raise ExportError(f"{item!r} carries {dense(self.sample[item]).dtype} values, not numbers.")
         return self.names[item]
 
     def matrix(self, item: Node) -> str:
