@@ -137,11 +137,11 @@ def test_a_numeric_missing_marker_and_a_refused_one():
     X[::5, 1] = -1.0
     imputer = SimpleImputer(missing_values=-1.0, strategy="most_frequent").fit(X)
     assert ww.onnx.check_parity(imputer, ww.to_onnx(imputer, methods=["transform"]), X).max_abs == 0.0
-    text = SimpleImputer(missing_values="?", strategy="most_frequent").fit(np.array([["a"], ["?"], ["a"]], dtype=object))
+    numbers = SimpleImputer(missing_values="?", strategy="most_frequent").fit(np.array([[1], ["?"], [1]], dtype=object))
     with pytest.raises(ww.ExportError, match=r"Missing values marked by '\?' cannot be exported"):
-        ww.to_onnx(text, X_sample=np.zeros((2, 1)), methods=["transform"])
+        ww.to_onnx(numbers, X_sample=np.zeros((2, 1)), methods=["transform"])
     words = SimpleImputer(strategy="most_frequent").fit(np.array([["a"], [np.nan], ["a"]], dtype=object))
-    with pytest.raises(ww.ExportError, match=r"This SimpleImputer fills values that are not numbers \(could not convert string to float: 'a'\)"):
+    with pytest.raises(ww.ExportError, match=r"This SimpleImputer fills values that are not numbers \(could not convert string to float: 'a'\), so its output alone holds strings"):
         ww.to_onnx(words, X_sample=np.zeros((2, 1)), methods=["transform"])
 
 

@@ -51,6 +51,7 @@ from wirework.errors import ArgumentError, ExportError, NotTrainedError, Storage
 from wirework.export.builder import UNKNOWN_CODE, GraphBuilder, dense, missing_kind, resolve_dtype, split_missing
 from wirework.export.categories import merge
 from wirework.export.heads import class_values
+from wirework.export.imputed_codes import imputes_strings, input_categories
 from wirework.export.registry import converter_for
 from wirework.graph.data import describe
 
@@ -201,17 +202,21 @@ def _categories_of(obj: Any, outputs: dict) -> tuple[dict[int, np.ndarray], dict
     """
     if not outputs:
         return dict(converter_for(obj).categories(obj)), {}
-    from wirework.export.network import input_source
+    from wirework.export.network import imputed_for, input_source
     from wirework.graph.nodes import DynamicNode
 
     source = input_source(outputs)
+    order = list(dict.fromkeys(n for out in outputs.values() for n in out._ancestry()))
     readers: dict[int, dict[int, np.ndarray]] = {}
-    for out in outputs.values():
-        for item in out._ancestry():
-            if isinstance(item, DynamicNode) and item.parents[0] is source:
-                model = item.machine.fitted_model
-                if id(model) not in readers:
-                    readers[id(model)] = {c: np.asarray(v) for c, v in converter_for(model).categories(model).items()}
+    for item in order:
+        if isinstance(item, DynamicNode) and item.parents[0] is source:
+            model = item.machine.fitted_model
+            if id(model) in readers:
+                continue
+            if imputes_strings(model) and item.operation == "transform":  # numbered as its reader numbers them
+                readers[id(model)] = input_categories(model, imputed_for(order, item))
+            else:
+                readers[id(model)] = {c: np.asarray(v) for c, v in converter_for(model).categories(model).items()}
     categories, tables = merge(list(readers.values()))
     return categories, {model: own for model, own in zip(readers, tables) if own}
 

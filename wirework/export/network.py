@@ -21,7 +21,7 @@ them so, exactly as the native network does.
 from __future__ import annotations
 
 import operator
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from typing import Any
 
 import numpy as np
@@ -30,11 +30,12 @@ from wirework.errors import ExportError, NotTrainedError
 from wirework.export import elementwise
 from wirework.export.builder import GraphBuilder, dense
 from wirework.export.categories import recode
+from wirework.export.imputed_codes import impute_codes, imputes_strings
 from wirework.export.registry import converter_for
 from wirework.graph import library
 from wirework.graph.nodes import DynamicNode, Node, Source, StaticNode, evaluate
 
-__all__ = ["Context", "lower", "LOWERINGS", "register_lowering", "input_source", "concat"]
+__all__ = ["Context", "lower", "LOWERINGS", "register_lowering", "input_source", "concat", "imputed_for"]
 
 
 class Context:
@@ -51,6 +52,8 @@ class Context:
         self.names = names
         self.sample = sample
         self.recode = recode or {}  # by id of model: the input's category codes to the model's own, by column
+        self.order: list[Node] = []  # the nodes being lowered, in order
+        self.coded: set[Node] = set()  # nodes whose strings the graph holds as codes (imputed_codes)
 
     def value(self, item: Any) -> str:
         """The ONNX value of a node argument, or a constant for a plain argument."""
@@ -68,7 +71,7 @@ class Context:
 
     def floats(self, item: Node) -> str:
         """A node's value as floats of the graph's dtype (labels and codes are cast)."""
-        if isinstance(item, Source):  # the input: already the float matrix (category columns as codes)
+        if isinstance(item, Source) or item in self.coded:  # the float matrix, category columns as codes
             return self.names[item]
         kind = dense(self.sample[item]).dtype.kind  # a sparse value (a one-hot encoding) as the file holds it
         if kind in "biu":
@@ -194,9 +197,32 @@ def input_source(outputs: Mapping[str, Node]) -> Source:
     return next(iter(sources.values()))
 
 
+def imputed_for(order: Iterable[Node], node: DynamicNode) -> dict[int, np.ndarray]:
+    """The categories of the one model that reads the output of ``node``, the ``transform`` of a
+    ``SimpleImputer`` that fills strings (see :mod:`wirework.export.imputed_codes`): the codes its output takes.
+    ``order``: the nodes of the outputs' prediction paths."""
+    readers = [item for item in order if node in getattr(item, "parents", ())]
+    models = {id(item.machine.fitted_model): item.machine.fitted_model for item in readers if isinstance(item, DynamicNode)}
+    if len(models) != 1 or not all(isinstance(item, DynamicNode) and item.parents[0] is node for item in readers):
+        what = ", ".join(
+        f"{type(item.machine.fitted_model).__name__}.{item.operation}()" if isinstance(item, DynamicNode) else item.label
+        for item in readers
+    ) or "nothing"
+        raise ExportError(
+            f"{type(node.machine.fitted_model).__name__}.transform() fills string columns, and only one encoder reading its output can turn them into the "
+            f"numbers the file holds; it is read by {what}. Put one encoder (OneHotEncoder, OrdinalEncoder, "
+            "TargetEncoder) right after the imputer."
+        )
+    model = next(iter(models.values()))
+    return {int(k): np.asarray(v) for k, v in converter_for(model).categories(model).items()}
+
+
 def _dynamic(cx: Context, node: DynamicNode) -> str:
     machine = node.machine
     model = machine.fitted_model
+    if imputes_strings(model) and node.operation == "transform":  # the input's codes into its reader's
+        cx.coded.add(node)
+        return impute_codes(cx.g, model, cx.matrix(node.parents[0]), imputed_for(cx.order, node))
     converter = converter_for(model)
     methods = converter.methods(model)
     if node.operation not in methods:
@@ -245,6 +271,7 @@ def lower(
     names: dict[Node, str] = {source: x}
     cx = Context(g, names, memo, recode)
     order = dict.fromkeys(n for out in outputs.values() for n in out._ancestry())  # union, in order
+    cx.order = list(order)
     for item in order:
         if item in names:
             continue

@@ -73,6 +73,7 @@ from sklearn.utils import _safe_indexing
 from wirework.errors import ExportError
 from wirework.export.builder import ML_OPSET, OPSET, GraphBuilder, dense
 from wirework.export.categories import member_inputs, members_categories
+from wirework.export.imputed_codes import impute_codes, imputes_strings, input_categories
 from wirework.export.heads import binary_labels, class_at, labels, two_columns
 from wirework.export.trees import logistic, softmax
 from wirework.export.registry import Converter, converter_for, register, register_fallback
@@ -250,9 +251,17 @@ def _pipeline_features(model: SkPipeline) -> int:
     return converter_for(first).n_features(first)
 
 
+def _live_steps(model: SkPipeline) -> list[Any]:
+    return [step for _, step in model.steps if step not in (None, "passthrough")]
+
+
 def _pipeline_categories(model: SkPipeline) -> Mapping[int, np.ndarray]:
-    first = _first_step(model)
-    return converter_for(first).categories(first)
+    # a first SimpleImputer that fills strings: the input numbers those columns as the next step does (see
+    # wirework.export.imputed_codes); else the first step's
+    steps = _live_steps(model)
+    if imputes_strings(steps[0]) and len(steps) > 1:
+        return input_categories(steps[0], converter_for(steps[1]).categories(steps[1]))
+    return converter_for(steps[0]).categories(steps[0])
 
 
 def _pipeline_reads(model: SkPipeline) -> frozenset[int] | None:
@@ -269,8 +278,13 @@ def _pipeline_reads(model: SkPipeline) -> frozenset[int] | None:
     takes_sample=True,
 )
 def _convert_pipeline(model: SkPipeline, method: str, g: GraphBuilder, x: str, sample: Any = None) -> str:
-    # each step on the one before; the sample rows go along, transformed natively, for the steps that check
-    steps = [step for _, step in model.steps if step not in (None, "passthrough")]
+    # each step on the one before; the sample rows go along, transformed natively, for the steps that check; a
+    # first SimpleImputer that fills strings imputes the input's codes into the next step's (imputed_codes)
+    steps = _live_steps(model)
+    if imputes_strings(steps[0]) and len(steps) > 1:
+        x = impute_codes(g, steps[0], x, converter_for(steps[1]).categories(steps[1]))
+        sample = _transformed(steps[0], sample)
+        steps = steps[1:]
     for step in steps[:-1]:
         x = converter_for(step).apply(step, "transform", g, x, sample=sample)
         sample = _transformed(step, sample)

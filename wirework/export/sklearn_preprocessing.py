@@ -378,14 +378,16 @@ def _missing(g: GraphBuilder, x: str, missing_values: Any) -> str:
 def _convert_simple_imputer(model: SimpleImputer, method: str, g: GraphBuilder, x: str) -> str:
     # scikit-learn's transform: a column whose statistic is NaN (empty when fitted) is dropped unless kept
     # (keep_empty_features), each missing entry takes its column's statistic, then the indicator columns
-    missing = _missing(g, x, model.missing_values)
     try:
         statistics = np.asarray(model.statistics_, dtype=np.float64)
     except (TypeError, ValueError) as error:
         raise ExportError(
-            f"This SimpleImputer fills values that are not numbers ({brief(error)}); the input is numeric. "
-            "Impute numbers, or encode the column first."
+            f"This SimpleImputer fills values that are not numbers ({brief(error)}), so its output alone holds "
+            "strings, which the file cannot give. Export it with the encoder that reads them: first in a "
+            "scikit-learn Pipeline (Pipeline([('impute', imputer), ('encode', OneHotEncoder())]), alone or in a "
+            "ColumnTransformer), or read by one encoder in a network."
         ) from error
+    missing = _missing(g, x, model.missing_values)
     keep = np.arange(len(statistics)) if model.keep_empty_features else np.flatnonzero(~np.isnan(statistics))
     if len(keep) < len(statistics):
         x_kept, missing_kept = g.take_columns(x, keep, hint="kept"), g.take_columns(missing, keep, hint="kept")
