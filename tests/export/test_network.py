@@ -209,6 +209,30 @@ def test_refusals_name_what_cannot_be_exported(diabetes):
         ww.to_onnx(pipe, methods=["predict_proba"])
 
 
+def test_a_network_failing_on_the_sample_is_refused_naming_the_public_error_class(diabetes):
+    # wirework's errors that are also the builtin were named as the class that is both,
+    # "NodeApplyError[ValueError]"; the message names NodeApplyError, as every other message does
+    X, y = diabetes
+
+    def at_least_three_rows(x):
+        if len(x) < 3:
+            raise ValueError("too few rows")
+        return x
+
+    Xs = ww.source(X, name="X")
+    checked = ww.node(at_least_three_rows, Xs)
+    yhat = ww.machine(Ridge(), checked, y).predict(checked)
+    yhat.fit()
+    with pytest.raises(ExportError, match=r"could not be evaluated on the sample input \(NodeApplyError: Computing") as info:
+        ww.to_onnx(yhat, X[:2])
+    assert "[ValueError]" not in str(info.value)
+    ridge = ww.machine(Ridge(), Xs, y).predict(Xs)
+    ridge.fit()
+    with pytest.raises(ExportError, match=r"\(MachineApplyError: Machine \(Ridge\) failed in predict\(\)") as info:
+        ww.to_onnx(ridge, X[:2, :3])
+    assert "[ValueError]" not in str(info.value)
+
+
 def test_export_is_deterministic(diabetes):
     X, y = diabetes
     stack = ww.Stack([("ridge", Ridge()), ("pca_ridge", Ridge(alpha=3.0))], Ridge(), cv=3).fit(X, y)

@@ -239,6 +239,16 @@ def test_fit_failure_names_the_machine_and_keeps_finished_work():
     assert fits() == ["pca", "ridge"]
 
 
+def test_a_composite_failing_inside_a_machine_is_reported_by_its_public_class():
+    # the composite raises its own machine's MachineFitError, also a ValueError: the report said
+    # "fit raised MachineFitError[ValueError]", the name of the class that is both
+    gaps = np.array([[0.0], [np.nan], [1.0]])
+    outer = ww.machine(ww.Pipeline([("ridge", Ridge())]), gaps, np.arange(3.0))
+    with pytest.raises(ww.MachineFitError, match=r"failed to train \(condition 1: never trained\): MachineFitError: "):
+        outer.fit()
+    assert outer.report()["reason"] == "condition 1: never trained; fit raised MachineFitError"
+
+
 def test_a_static_node_raising_in_training_fails_the_machine_that_needs_it_clearly():
     X, y = ww.source(X_DATA, name="X"), ww.source(Y_DATA, name="y")
     first = ww.machine(Ridge(), X, y, name="first")

@@ -26,7 +26,7 @@ from typing import Any
 
 import numpy as np
 
-from wirework.errors import ExportError, NotTrainedError
+from wirework.errors import ExportError, NotTrainedError, quoted
 from wirework.export import elementwise
 from wirework.export.builder import GraphBuilder, dense
 from wirework.export.categories import recode
@@ -265,7 +265,7 @@ def lower(
         raise
     except Exception as exc:
         raise ExportError(
-            f"The network could not be evaluated on the sample input ({type(exc).__name__}: {exc}). "
+            f"The network could not be evaluated on the sample input ({quoted(exc)}). "
             "Pass X_sample= with a few real rows."
         ) from exc
     names: dict[Node, str] = {source: x}

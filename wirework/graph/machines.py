@@ -21,6 +21,7 @@ from wirework.errors import (
     NotTrainedError,
     WireworkError,
     install_advice,
+    kind_name,
     quoted,
 )
 from wirework.graph.cache import FitCache
@@ -604,7 +605,7 @@ class Machine:
     def _failure(self, job: Job, error: BaseException, step: str = "fit") -> MachineFitError:
         """The error to raise when ``step`` of a training (the model's fit, or the copy made to fit)
         raised ``error``; the machine keeps its last state."""
-        self._report = {"action": "failed", "reason": f"{job.reason}; {step} raised {type(error).__name__}"}
+        self._report = {"action": "failed", "reason": f"{job.reason}; {step} raised {kind_name(error)}"}
         where = ", ".join(_node_labels(self)) or "no node yet"
         during = "" if step == "fit" else f"{step} raised "
         failure = MachineFitError.wrapping(
@@ -659,7 +660,7 @@ def _shown(model: Any) -> str:
     try:
         return repr(model)
     except Exception as error:
-        return f"<{type(model).__name__}; its repr raised {type(error).__name__}>"
+        return f"<{type(model).__name__}; its repr raised {kind_name(error)}>"
 
 
 def _node_labels(machine: Machine) -> list[str]:
