@@ -6,7 +6,8 @@ import numpy as np
 import pytest
 from sklearn.base import clone
 from sklearn.calibration import CalibratedClassifierCV
-from sklearn.datasets import load_breast_cancer, load_diabetes, load_iris
+from sklearn.datasets import load_breast_cancer, load_diabetes, load_digits, load_iris
+from sklearn.linear_model import LogisticRegression
 from sklearn.kernel_ridge import KernelRidge
 from sklearn.pipeline import make_pipeline
 from sklearn.preprocessing import StandardScaler
@@ -78,11 +79,47 @@ def test_support_vector_classifiers_vote_as_libsvm(machine, shape, data):
     assert report.outputs["decision_function"].max_abs <= 1e-12
 
 
-def test_a_calibrated_support_vector_classifier_and_refused_probabilities():
+def test_a_calibrated_support_vector_classifier():
     calibrated = make_pipeline(StandardScaler(), CalibratedClassifierCV(SVC(), cv=3)).fit(X_CANCER, Y_CANCER)
     assert ww.onnx.check_parity(calibrated, ww.to_onnx(calibrated, X_sample=X_CANCER[:3]), X_CANCER).max_abs <= 1e-12
+
+
+def _platt(machine, A, b):
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", FutureWarning)  # probability=True is deprecated in scikit-learn 1.9
-        platt = SVC(probability=True, random_state=0).fit(X_IRIS, Y_IRIS)
-    with pytest.raises(ww.ExportError, match=r"SVC.predict_proba cannot be exported exactly: libsvm couples"):
-        ww.to_onnx(platt, X_sample=X_IRIS[:3])
+        return make_pipeline(StandardScaler(), clone(machine).set_params(probability=True, random_state=0)).fit(A, b)
+
+
+@pytest.mark.parametrize(
+    "machine", [SVC(), SVC(kernel="linear"), SVC(kernel="poly"), NuSVC(nu=0.1)], ids=["rbf", "linear", "poly", "nu"]
+)
+@pytest.mark.parametrize("data", ["binary", "three classes", "ten classes"])
+def test_platt_probabilities_are_coupled_as_libsvm_couples_them(machine, data):
+    # libsvm's sigmoid of each one-vs-one score, clipped, then Wu, Lin and Weng's coupling round by round (two
+    # classes too), each row stopping where libsvm's test stops it: within 1e-13 (measured up to 1.1e-14 on
+    # the digits), labels exact; it was refused
+    A, b = {
+        "binary": (X_CANCER, Y_CANCER),
+        "three classes": (X_IRIS, np.array(["setosa", "versicolor", "virginica"])[Y_IRIS]),
+        "ten classes": load_digits(return_X_y=True),
+    }[data]
+    model = _platt(machine, A, b)
+    report = ww.onnx.check_parity(model, ww.to_onnx(model, X_sample=A[:3]), A)
+    assert report.outputs["predict"].rows_differ == 0
+    assert report.outputs["predict_proba"].max_abs <= 1e-13
+    one_row = ww.onnx.check_parity(model, ww.to_onnx(model, X_sample=A[:3]), A[7:8])
+    assert one_row.outputs["predict_proba"].max_abs <= 1e-13
+
+
+def test_platt_probabilities_in_float32_and_inside_a_network():
+    model = _platt(SVC(), X_IRIS, Y_IRIS)
+    single = ww.to_onnx(model, X_sample=X_IRIS[:3].astype(np.float32), dtype="float32")
+    assert ww.onnx.check_parity(model, single, X_IRIS.astype(np.float32)).outputs["predict_proba"].max_abs <= 1e-5
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", FutureWarning)
+        stack = ww.Stack(
+            [("svc", SVC(probability=True, random_state=0)), ("other", NuSVC(probability=True, random_state=0))],
+            LogisticRegression(),
+        ).fit(StandardScaler().fit_transform(X_IRIS), Y_IRIS)
+    scaled = StandardScaler().fit_transform(X_IRIS)
+    assert ww.onnx.check_parity(stack, ww.to_onnx(stack), scaled).outputs["predict_proba"].max_abs <= 1e-12

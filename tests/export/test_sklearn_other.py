@@ -34,7 +34,7 @@ from sklearn.linear_model import (
     SGDRegressor,
     TheilSenRegressor,
 )
-from sklearn.svm import SVC, LinearSVR
+from sklearn.svm import LinearSVR
 from sklearn.pipeline import Pipeline, make_pipeline
 from sklearn.preprocessing import (
     OneHotEncoder,
@@ -324,18 +324,6 @@ def test_dummy_classifiers_labels_and_probabilities(strategy):
     stratified = DummyClassifier(strategy="stratified").fit(X, labels)
     with pytest.raises(ww.ExportError, match="strategy='stratified'\\) draws labels at random"):
         ww.to_onnx(stratified, X_sample=X[:3], methods=["predict_proba"])
-
-
-def test_support_vector_probabilities_are_refused_not_approximated():
-    # libsvm's coupling of pairwise probabilities iterates to a tolerance; skl2onnx's file gave up to 5e-7 off
-    X, y = load_breast_cancer(return_X_y=True)
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore", FutureWarning)  # probability=True is deprecated in scikit-learn 1.9
-        model = make_pipeline(StandardScaler(), SVC(probability=True, random_state=0)).fit(X, y)
-    with pytest.raises(ww.ExportError, match=r"SVC.predict_proba cannot be exported exactly: libsvm couples"):
-        ww.to_onnx(model, X_sample=X[:3])
-    labels_only = ww.to_onnx(model, X_sample=X[:3], methods=["predict"])
-    assert ww.onnx.check_parity(model, labels_only, X).outputs["predict"].rows_differ == 0
 
 
 def _nudged(model):

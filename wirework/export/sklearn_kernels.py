@@ -7,7 +7,9 @@ training rows) is computed with matrix products, then weighted by the dual
 coefficients and shifted by the intercept: ``linear``, ``poly``, ``rbf`` and
 ``sigmoid`` kernels. A classifier's one-vs-one scores give libsvm's votes
 (``predict``) and scikit-learn's ``decision_function`` (one-vs-rest by
-default). The products and the exponential round otherwise than
+default); with ``probability=True`` they give libsvm's Platt probabilities,
+coupled as its ``multiclass_probability`` couples them (an ONNX ``Loop`` of
+its rounds). The products and the exponential round otherwise than
 libsvm's loops and NumPy's ``exp``, so predictions agree within about 1e-15
 relative, not bit for bit.
 """
@@ -86,12 +88,6 @@ def _svc_methods(model: Any) -> tuple[str, ...]:
 def _convert_svc(model: Any, method: str, g: GraphBuilder, x: str) -> str:
     # libsvm's one-vs-one scores: for classes i < j, the kernel against i's support vectors weighted by
     # dual_coef_[j - 1] plus against j's weighted by dual_coef_[i], minus rho; a vote for i when above 0
-    if method == "predict_proba":
-        raise ExportError(
-            f"{type(model).__name__}.predict_proba cannot be exported exactly: libsvm couples its pairwise Platt "
-            "probabilities by an iteration that stops at a tolerance (skl2onnx's form was up to 5e-7, 0.3% "
-            "relative, off). Export methods=['predict'] or ['decision_function']."
-        )
     if model.kernel == "precomputed" or callable(model.kernel):
         raise ExportError(f"A {type(model).__name__} with a precomputed or callable kernel cannot be exported.")
     classes = model.classes_
@@ -108,6 +104,8 @@ def _convert_svc(model: Any, method: str, g: GraphBuilder, x: str) -> str:
     scores = g.op("MatMul", [values, g.const(weights, "pair_coef")], hint="ovo")
     scores = g.op("Add", [scores, g.const(np.asarray(model._intercept_, dtype=np.float64).reshape(1, -1), "minus_rho")])
     zero = g.const(0.0, "zero")
+    if method == "predict_proba":
+        return _coupled(g, _pairwise(g, scores, model._probA, model._probB, k), k)
     if method == "predict":  # libsvm: a vote for i where the score is above 0, else for j; the first most voted
         above = g.cast(g.op("Greater", [scores, zero], hint="vote_i"), np.float64)  # counts in float64
         below = g.op("Sub", [g.const(1.0, "one", dtype=np.float64), above], hint="vote_j")
@@ -144,3 +142,77 @@ def _convert_svc(model: Any, method: str, g: GraphBuilder, x: str) -> str:
     squashed = g.op("Div", [total, spread], hint="squashed")
     return g.op("Add", [counted, squashed], hint="decision")
 
+
+
+def _pairwise(g: GraphBuilder, scores: str, a: np.ndarray, b: np.ndarray, k: int) -> dict[tuple[int, int], str]:
+    """libsvm's pairwise probabilities ``r[i][j]`` (``[N, 1]`` each, ``i != j``): for classes ``i < j``, Platt's
+    sigmoid of their one-vs-one score as ``sigmoid_predict`` computes it (``exp(-f) / (1 + exp(-f))`` where ``f =
+    score * A + B >= 0``, else ``1 / (1 + exp(f))``), clipped to ``[1e-7, 1 - 1e-7]``; ``r[j][i] = 1 - r[i][j]``."""
+    f = g.op("Add", [g.op("Mul", [scores, g.const(np.reshape(a, (1, -1)), "prob_a")]), g.const(np.reshape(b, (1, -1)), "prob_b")])
+    e = g.op("Exp", [g.op("Neg", [g.op("Abs", [f])])], hint="platt")  # exp(-f) where f >= 0, exp(f) below
+    one = g.const(1.0, "one")
+    grown = g.op("Add", [one, e])
+    sigmoid = g.op("Where", [g.op("GreaterOrEqual", [f, g.const(0.0, "zero")]), g.op("Div", [e, grown]), g.op("Div", [one, grown])])
+    least = 1e-7
+    clipped = g.op("Min", [g.op("Max", [sigmoid, g.const(least, "min_prob")]), g.const(1 - least, "max_prob")], hint="pairwise")
+    r: dict[tuple[int, int], str] = {}
+    for p, (i, j) in enumerate((i, j) for i in range(k) for j in range(i + 1, k)):
+        r[i, j] = g.columns(clipped, p, p + 1)
+        r[j, i] = g.op("Sub", [one, r[i, j]], hint="pairwise")
+    return r
+
+
+def _coupled(g: GraphBuilder, r: dict[tuple[int, int], str], k: int) -> str:
+    """libsvm's ``multiclass_probability`` (Wu, Lin and Weng's second method) of the pairwise probabilities, each
+    row on its own: ``Q`` from ``r``, then from ``p = 1 / k`` at most ``max(100, k)`` rounds, each stopping the row
+    when every ``|Qp_t - pQp|`` is below ``0.005 / k`` and else updating ``p`` class by class, the very operations
+    in libsvm's order. The rounds are an ONNX ``Loop`` that ends when every row has stopped."""
+    zero = g.const(np.zeros(1), "zero")
+    q: dict[tuple[int, int], str] = {}
+    for t in range(k):
+        diagonal = zero
+        for j in [*range(t), *range(t + 1, k)]:
+            diagonal = g.op("Add", [diagonal, g.op("Mul", [r[j, t], r[j, t]])], hint="q_diagonal")
+            q[t, j] = q[j, t] if j < t else g.op("Neg", [g.op("Mul", [r[j, t], r[t, j]])], hint="q")
+        q[t, t] = diagonal
+    rows = [g.op("Concat", [q[t, j] for j in range(k)], axis=1, hint="q_row") for t in range(k)]  # Q[t][:]
+    columns = [g.op("Concat", [q[t, j] for t in range(k)], axis=1, hint="q_column") for j in range(k)]  # Q[:][j]
+
+    body = GraphBuilder(g.dtype, "coupling")
+    body._used = g._used  # one namespace: the body reads Q from the graph around it
+    body._consts = dict(g._consts)
+    info = g.onnx.helper.make_tensor_value_info
+    p = g.fresh("coupling_p")  # fresh names: one Loop per classifier
+    body.inputs = [
+        info(g.fresh("coupling_round"), g.onnx.TensorProto.INT64, []),
+        info(g.fresh("coupling_going"), g.onnx.TensorProto.BOOL, []),
+        info(p, g.tensor_type(g.dtype), ["N", k]),
+    ]
+    qp = body.const(np.zeros(1), "zero")
+    for j in range(k):  # Qp[t] = sum over j of Q[t][j] * p[j], every t at once
+        qp = body.op("Add", [qp, body.op("Mul", [columns[j], body.columns(p, j, j + 1)])], hint="qp")
+    pqp = body.const(np.zeros(1), "zero")
+    for t in range(k):
+        pqp = body.op("Add", [pqp, body.op("Mul", [body.columns(p, t, t + 1), body.columns(qp, t, t + 1)])], hint="pqp")
+    error = body.op("ReduceMax", [body.op("Abs", [body.op("Sub", [qp, pqp])]), body.const([1], "axis")], keepdims=1)
+    done = body.op("Less", [error, body.const(np.array([0.005 / k]), "eps")], hint="done")
+    moved = p
+    one = body.const(1.0, "one")
+    for t in range(k):
+        qp_t = body.columns(qp, t, t + 1)
+        diff = body.op("Div", [body.op("Sub", [pqp, qp_t]), q[t, t]], hint="diff")
+        mask = body.const((np.arange(k) == t).reshape(1, k), "class_mask", dtype=np.bool_)
+        moved = body.op("Where", [mask, body.op("Add", [moved, diff]), moved], hint="p")
+        grown = body.op("Add", [one, diff], hint="one_plus_diff")
+        inner = body.op("Add", [body.op("Mul", [diff, q[t, t]]), body.op("Mul", [body.const(2.0, "two"), qp_t])])
+        pqp = body.op("Div", [body.op("Div", [body.op("Add", [pqp, body.op("Mul", [diff, inner])]), grown]), grown], hint="pqp")
+        qp = body.op("Div", [body.op("Add", [qp, body.op("Mul", [diff, rows[t]])]), grown], hint="qp")
+        moved = body.op("Div", [moved, grown], hint="p")
+    kept = body.op("Where", [done, p, moved], hint="coupled")
+    stopped = body.op("ReduceMin", [body.cast(done, np.int64)], keepdims=0, hint="all_stopped")
+    going = body.op("Equal", [stopped, body.const(np.array(0), "none")], hint="going")
+    outputs = [info(body.op("Identity", [going]), g.onnx.TensorProto.BOOL, []), info(kept, g.tensor_type(g.dtype), ["N", k])]
+    graph = g.onnx.helper.make_graph(body.nodes, "coupling", body.inputs, outputs, body.initializers)
+    rounds = g.const(np.array(max(100, k)), "max_iter")
+    uniform = g.op("Expand", [g.const(np.full((1, k), 1.0 / k), "uniform"), g.op("Shape", [columns[0]])], hint="p0")
+    return g.op("Loop", [rounds, g.const(np.array(True), "go", dtype=np.bool_), uniform], body=graph, hint="coupled")
