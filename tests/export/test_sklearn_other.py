@@ -35,11 +35,13 @@ from sklearn.linear_model import (
     TheilSenRegressor,
 )
 from sklearn.svm import LinearSVR
-from sklearn.pipeline import Pipeline, make_pipeline
+from sklearn.pipeline import FeatureUnion, Pipeline, make_pipeline
 from sklearn.preprocessing import (
     OneHotEncoder,
+    PolynomialFeatures,
     StandardScaler,
 )
+from sklearn.tree import DecisionTreeRegressor
 
 from _sklearn_data import FRAME, SERUM, TARGET, labelled, exact, hgb
 
@@ -399,3 +401,28 @@ def test_kmeans_transform_is_its_distances_to_the_centres():
     kmeans = KMeans(8, n_init=3, random_state=0).fit(X)
     model = ww.to_onnx(kmeans, X_sample=X[:5], methods=["transform"])
     assert ww.onnx.check_parity(kmeans, model, X).max_abs <= 1e-12 * np.abs(kmeans.transform(X)).max()
+
+
+def test_a_feature_union_is_its_transformers_side_by_side():
+    # each transformer on the whole input, times its weight, in order; "drop" left out, "passthrough" the input
+    # itself; the codes of string columns its parts read (skl2onnx's form did not run in float64: refused)
+    union = FeatureUnion(
+        [("scaled", StandardScaler()), ("gone", "drop"), ("squares", PolynomialFeatures(2)), ("raw", "passthrough"),
+         ("pca", PCA(3))],
+        transformer_weights={"scaled": 2.5, "pca": 0.3},
+    )
+    assert ww.onnx.check_parity(union.fit(FRAME), ww.to_onnx(union, FRAME), FRAME).max_abs == 0.0
+    assert exact(make_pipeline(clone(union), hgb()).fit(FRAME, TARGET), FRAME, X_sample=FRAME) == 0.0
+    X = labelled()
+    parts = FeatureUnion(
+        [
+            ("encoded", ColumnTransformer([("onehot", OneHotEncoder(handle_unknown="ignore"), ["sex", "weight"])])),
+            ("scaled", ColumnTransformer([("scale", StandardScaler(), ["s1", "s5"])])),
+        ]
+    )
+    model = make_pipeline(parts, DecisionTreeRegressor(random_state=0)).fit(X, TARGET)
+    unseen = X.assign(weight="never seen")
+    for layout in ("matrix", "columns"):
+        exported = ww.to_onnx(model, X, inputs=layout)
+        assert ww.onnx.check_parity(model, exported, X).max_abs == 0.0
+        assert ww.onnx.check_parity(model, exported, unseen).max_abs == 0.0

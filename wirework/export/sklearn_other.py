@@ -16,9 +16,9 @@ skl2onnx does not give as ``decision_function``),
 ``LabelEncoder.inverse_transform`` (the label decoding of stacks and
 averages), ``PCA`` and ``IncrementalPCA`` in scikit-learn's order of
 operations (a tree after them must see its very values), scikit-learn's own
-``Pipeline`` and ``ColumnTransformer`` (each part through its own
-converter, trees included; the transformer's parts on the input positions
-they selected), and every feature selector (the kept columns; ``RFE``'s and
+``Pipeline``, ``ColumnTransformer`` and ``FeatureUnion`` (each part through
+its own converter, trees included; a column transformer's parts on the input
+positions they selected), and every feature selector (the kept columns; ``RFE``'s and
 ``RFECV``'s predictions are their fitted model's on them, which skl2onnx
 gave the wrong shape). Encoders are in :mod:`wirework.export.sklearn_encoders`,
 the other preprocessing in :mod:`wirework.export.sklearn_preprocessing`.
@@ -65,6 +65,7 @@ from sklearn.linear_model import (
     TheilSenRegressor,
 )
 from sklearn.linear_model._base import LinearClassifierMixin
+from sklearn.pipeline import FeatureUnion
 from sklearn.pipeline import Pipeline as SkPipeline
 from sklearn.preprocessing import LabelEncoder
 from sklearn.svm import LinearSVR
@@ -72,7 +73,7 @@ from sklearn.utils import _safe_indexing
 
 from wirework.errors import ExportError
 from wirework.export.builder import ML_OPSET, OPSET, GraphBuilder, dense
-from wirework.export.categories import member_inputs, members_categories
+from wirework.export.categories import member_inputs, members_categories, members_read
 from wirework.export.imputed_codes import impute_codes, imputes_strings, input_categories
 from wirework.export.heads import binary_labels, class_at, labels, two_columns
 from wirework.export.trees import logistic, softmax
@@ -368,6 +369,50 @@ def _convert_column_transformer(
     if not parts:
         raise ExportError("This ColumnTransformer outputs no column; there is nothing to export.")
     return g.hstack(parts, hint="columns")
+
+
+def _union_members(model: FeatureUnion) -> list[tuple[Any, None]]:
+    """The fitted transformers of a ``FeatureUnion`` that are models (not ``"drop"`` or ``"passthrough"``), each
+    reading the whole input."""
+    return [(part, None) for _, part in model.transformer_list if not isinstance(part, str)]
+
+
+def _union_reads(model: FeatureUnion) -> frozenset[int] | None:
+    """The input positions some transformer reads (``None``: every one, as ``"passthrough"`` does)."""
+    if any(isinstance(part, str) and part == "passthrough" for _, part in model.transformer_list):
+        return None
+    return members_read(_union_members(model))
+
+
+@register(
+    FeatureUnion,
+    methods=lambda model: ("transform",),
+    n_features=lambda model: model.n_features_in_,
+    categories=lambda model: members_categories(_union_members(model)),
+    reads=_union_reads,
+    takes_sample=True,
+)
+def _convert_feature_union(model: FeatureUnion, method: str, g: GraphBuilder, x: str, sample: Any = None) -> str:
+    # scikit-learn's transform: each transformer that is not "drop" on the whole input ("passthrough" the input
+    # itself), its output times its transformer_weights entry if it has one, side by side in the list's order
+    # (skl2onnx's form does not run in float64)
+    members = _union_members(model)
+    inputs = dict(zip(map(id, (part for part, _ in members)), member_inputs(g, x, members)))  # each one's codes
+    weights = model.transformer_weights or {}
+    parts = []
+    for name, part in model.transformer_list:
+        if isinstance(part, str) and part == "drop":
+            continue
+        if isinstance(part, str):  # "passthrough"
+            out = x
+        else:
+            out = converter_for(part).apply(part, "transform", g, inputs[id(part)], sample=sample)
+        if weights.get(name) is not None:
+            out = g.op("Mul", [out, g.const(np.array(weights[name], dtype=np.float64), "weight")], hint="weighted")
+        parts.append(out)
+    if not parts:
+        raise ExportError("This FeatureUnion outputs no column (every transformer is 'drop'); there is nothing to export.")
+    return g.hstack(parts, hint="union")
 
 
 def _selected(model: SelectorMixin) -> np.ndarray:
