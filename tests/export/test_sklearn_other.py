@@ -426,3 +426,16 @@ def test_a_feature_union_is_its_transformers_side_by_side():
         exported = ww.to_onnx(model, X, inputs=layout)
         assert ww.onnx.check_parity(model, exported, X).max_abs == 0.0
         assert ww.onnx.check_parity(model, exported, unseen).max_abs == 0.0
+
+
+def test_a_logistic_regression_exports_in_float32():
+    # skl2onnx's float32 probabilities end in an ai.onnx.ml Normalizer, whose type ONNX cannot infer: the
+    # export failed ("Cannot tell the type of output 'predict_proba'"); they are cast to the export dtype
+    from sklearn.datasets import load_iris
+    from sklearn.linear_model import LogisticRegression
+
+    X, y = load_iris(return_X_y=True)
+    single = X.astype(np.float32).astype(np.float64)  # the values a float32 file sees
+    model = make_pipeline(StandardScaler(), LogisticRegression(max_iter=1000)).fit(X, y)
+    report = ww.onnx.check_parity(model, ww.to_onnx(model, X_sample=X[:3], dtype="float32"), single)
+    assert report.outputs["predict"].rows_differ == 0 and report.outputs["predict_proba"].max_abs <= 1e-6

@@ -217,6 +217,8 @@ def _convert_fallback(model: Any, method: str, g: GraphBuilder, x: str, sample: 
         if wanted not in outputs:
             raise ExportError(f"skl2onnx gives no {method} for {type(model).__name__} (outputs {names}).")
         _agrees(model, method, wanted, g, sample)
+        if method == "predict_proba":  # typed: ONNX has no type inference for some ai.onnx.ml nodes (Normalizer)
+            return g.cast(outputs[wanted], g.dtype)
         return outputs[wanted]
     # a clusterer's transform is its distances to the centres (KMeans': skl2onnx's second output, "scores",
     # after the labels); any other model's first output is its prediction or transform
