@@ -62,12 +62,30 @@ def _has(operation: str):
     return lambda self: hasattr(self.estimator, operation)
 
 
+def random_states(model: Any) -> list[str]:
+    """The names of ``model``'s ``random_state`` parameters, nested ones included (``tree__random_state`` of a
+    pipeline's step), sorted: those scikit-learn's bagging sets for each member."""
+    return sorted(k for k in model.get_params(deep=True) if k == "random_state" or k.endswith("__random_state"))
+
+
 class Seeded(BaseEstimator):
-    """``estimator`` trained with ``random_state=seed`` when it has no seed of its own.
+    """``estimator`` trained with every ``random_state`` parameter set from ``seed``, nested ones included.
 
     Bagging's members share one model object; this wrapper gives each member
-    its own seed (drawn from the bagging's ``random_state``) without copying
-    the model, so a change to the shared model still reaches every member.
+    its own seeds (drawn from the member's ``seed``, itself drawn from the
+    bagging's ``random_state``) without copying the model, so a change to
+    the shared model still reaches every member. As in scikit-learn's
+    bagging, each ``random_state`` parameter (in sorted order of the names
+    ``get_params(deep=True)`` gives) is set to an int, whatever it held: one
+    left at ``None`` would draw afresh at each training, and one fixed would
+    make every member's randomness the same.
+
+    Examples
+    --------
+    >>> from sklearn.tree import DecisionTreeRegressor
+    >>> member = Seeded(DecisionTreeRegressor(max_depth=2, random_state=0), seed=7).fit([[0.0], [1.0]], [0.0, 1.0])
+    >>> member.estimator_.random_state != 0, member.estimator.random_state
+    (True, 0)
     """
 
     def __init__(self, estimator: Any = None, seed: int = 0) -> None:
@@ -79,8 +97,8 @@ class Seeded(BaseEstimator):
 
     def fit(self, X: Any, y: Any = None, **fit_params: Any) -> Seeded:
         inner = clone(self.estimator)
-        if inner.get_params(deep=False).get("random_state", 0) is None:
-            inner.set_params(random_state=self.seed)
+        draw = np.random.RandomState(self.seed).randint
+        inner.set_params(**{name: int(draw(np.iinfo(np.int32).max)) for name in random_states(inner)})
         self.estimator_ = inner.fit(X, y, **fit_params)
         return self
 
@@ -106,9 +124,10 @@ class Bagging(RoutedWeights, WeightedFit, Composite):
     Parameters
     ----------
     estimator : estimator
-        The model all members share (changing it retrains them all). If it
-        has a ``random_state`` left at ``None``, each member trains it with a
-        seed of its own drawn from ``random_state`` (see :class:`Seeded`).
+        The model all members share (changing it retrains them all). Each
+        member sets every ``random_state`` parameter of its copy, nested ones
+        included, to a seed of its own drawn from ``random_state``, as
+        scikit-learn's bagging does (see :class:`Seeded`).
     n_estimators : int, default=10
     max_samples : float or int, default=1.0
         Rows drawn per member: a fraction of the rows, or a count.
@@ -265,7 +284,7 @@ class Bagging(RoutedWeights, WeightedFit, Composite):
         data = (X, target) if sample_weight is None else (X, target, sample_weight)
         drawn_seeds = _ops.private_rng(self.random_state).randint(np.iinfo(np.int32).max, size=int(self.n_estimators))
         seeds = tuple(map(int, drawn_seeds))
-        seeded = "random_state" in self.estimator.get_params(deep=False)
+        seeded = bool(random_states(self.estimator))
         subspaces = not (isinstance(self.max_features, (float, np.floating)) and self.max_features == 1.0)
         members, inputs, drawn = [], [], []
         for k, seed in enumerate(seeds):
