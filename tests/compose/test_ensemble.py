@@ -10,6 +10,7 @@ from sklearn.linear_model import Lasso, LogisticRegression, Ridge
 from sklearn.metrics import r2_score
 from sklearn.model_selection import GridSearchCV
 from sklearn.naive_bayes import GaussianNB
+from sklearn.neighbors import KNeighborsRegressor
 from sklearn.pipeline import make_pipeline
 from sklearn.preprocessing import StandardScaler
 from sklearn.svm import SVC
@@ -105,8 +106,9 @@ def test_bad_ensembles():
         ww.Bagging(Ridge(), n_estimators=0).fit(X_DATA, Y_DATA)
     with pytest.raises(ww.GraphError, match=r"max_samples must be a count \(an int >= 1\) or a fraction in \(0, 1\]\. Received: 0"):
         ww.Bagging(Ridge(), n_estimators=2, max_samples=0).fit(X_DATA, Y_DATA)
-    with pytest.raises(ww.DataError, match="max_samples gives 1000 rows per member; it must give between 1 and 442"):
-        ww.Bagging(Ridge(), n_estimators=2, max_samples=1000).fit(X_DATA, Y_DATA)
+    with pytest.raises(ww.DataError, match=r"max_samples gives 1000 rows per member, more than the 442 rows .* "
+                       r"without replacement \(bootstrap=False\) cannot give\. Use max_samples <= 442, or bootstrap=True"):
+        ww.Bagging(Ridge(), n_estimators=2, max_samples=1000, bootstrap=False).fit(X_DATA, Y_DATA)
     with pytest.raises(ww.ArgumentError, match=r"Bagging: expected estimator to be a model with fit\(\).*Received: NoneType None"):
         ww.Bagging(None).fit(X_DATA, Y_DATA)
 
@@ -257,6 +259,19 @@ def test_without_bootstrap_each_member_draws_distinct_rows():
         assert len(member.rows_) == 221 == len(np.unique(member.rows_))
     drawn = ww.Bagging(Rows(), n_estimators=4, max_samples=0.5, random_state=0).fit(X, Y_DATA)
     assert all(len(np.unique(member.rows_)) < 221 for member in drawn.estimators_)  # with replacement: repeats
+
+
+@pytest.mark.parametrize("max_samples, max_features", [(0.33, 0.55), (0.7, 0.7), (0.5, 3), (600, 1.0), (100, 0.25)])
+def test_members_draw_as_many_rows_and_columns_as_scikit_learn_s(max_samples, max_features):
+    # Fractions were rounded to the nearest (146 rows of 442 for 0.33, 6 columns of 10 for 0.55) where scikit-learn's
+    # bagging rounds down (145, 5); a count above the rows was refused where it draws them with replacement.
+    # KNeighborsRegressor's fit takes no weights, so scikit-learn's members train on the drawn rows themselves.
+    options = {"n_estimators": 3, "max_samples": max_samples, "max_features": max_features, "random_state": 0}
+    ours = ww.Bagging(KNeighborsRegressor(), **options).fit(X_DATA, Y_DATA)
+    theirs = BaggingRegressor(KNeighborsRegressor(), **options).fit(X_DATA, Y_DATA)
+    drawn = {(m.n_samples_fit_, m.n_features_in_) for m in theirs.estimators_}
+    assert len(drawn) == 1 and {(m.n_samples_fit_, m.n_features_in_) for m in ours.estimators_} == drawn
+    assert [len(f) for f in ours.estimators_features_] == [len(f) for f in theirs.estimators_features_]
 
 
 def test_max_features_gives_each_member_its_columns_at_fit_and_predict():

@@ -224,8 +224,11 @@ def bootstrap_rows(y: Any, seed: int, max_samples: float | int, classes: bool, r
     class appears at least once."""
     rows = n_rows(y)
     size = _count(max_samples, rows)
-    if not 1 <= size <= rows:
-        raise DataError(f"max_samples gives {size} rows per member; it must give between 1 and {rows}.")
+    if size > rows and not replace:  # with replacement, as many as asked for (scikit-learn's bagging too)
+        raise DataError(
+            f"max_samples gives {size} rows per member, more than the {rows} rows of the training data, which a "
+            f"draw without replacement (bootstrap=False) cannot give. Use max_samples <= {rows}, or bootstrap=True."
+        )
     rng = np.random.RandomState(seed)
     drawn = rng.randint(0, rows, size=size) if replace else rng.permutation(rows)[:size]
     if classes:
@@ -237,8 +240,9 @@ def bootstrap_rows(y: Any, seed: int, max_samples: float | int, classes: bool, r
 
 
 def _count(share: float | int, total: int) -> int:
-    """How many of ``total``: an int as it is, a fraction of ``total`` rounded (at least one)."""
-    return int(share) if whole(share) else max(1, int(round(share * total)))
+    """How many of ``total``: an int as it is, a fraction of ``total`` rounded down (at least one), as
+    scikit-learn's bagging counts its rows and columns (``max(1, int(share * total))``)."""
+    return int(share) if whole(share) else max(1, int(share * total))
 
 
 def feature_subset(width: int, seed: int, max_features: float | int) -> np.ndarray:

@@ -130,10 +130,13 @@ class Bagging(RoutedWeights, WeightedFit, Composite):
         scikit-learn's bagging does (see :class:`Seeded`).
     n_estimators : int, default=10
     max_samples : float or int, default=1.0
-        Rows drawn per member: a fraction of the rows, or a count.
+        Rows drawn per member: a fraction of the rows (rounded down, at least
+        one), or a count, more than the rows only with ``bootstrap=True``, as
+        scikit-learn's bagging counts them.
     max_features : float or int, default=1.0
         Columns each member sees (drawn without replacement from its seed;
-        the same columns when it predicts): a fraction, or a count. Below
+        the same columns when it predicts): a fraction (rounded down, at
+        least one), or a count. Below
         all of them, ``estimators_features_`` lists each member's.
     bootstrap : bool, default=True
         Draw the rows with replacement; ``False`` draws them without
