@@ -3,9 +3,9 @@
 import numpy as np
 import pytest
 from _counting import Counting, fits
-from sklearn.datasets import load_breast_cancer, load_diabetes, load_iris
+from sklearn.datasets import load_breast_cancer, load_diabetes, load_iris, load_wine
 from sklearn.base import BaseEstimator, RegressorMixin
-from sklearn.ensemble import BaggingRegressor, VotingClassifier, VotingRegressor
+from sklearn.ensemble import BaggingClassifier, BaggingRegressor, VotingClassifier, VotingRegressor
 from sklearn.linear_model import Lasso, LogisticRegression, Ridge
 from sklearn.metrics import r2_score
 from sklearn.model_selection import GridSearchCV
@@ -13,7 +13,7 @@ from sklearn.naive_bayes import GaussianNB
 from sklearn.neighbors import KNeighborsRegressor
 from sklearn.pipeline import make_pipeline
 from sklearn.preprocessing import StandardScaler
-from sklearn.svm import SVC
+from sklearn.svm import SVC, LinearSVC
 from sklearn.tree import DecisionTreeClassifier, DecisionTreeRegressor
 
 import wirework as ww
@@ -232,6 +232,45 @@ def test_out_of_bag_probabilities_and_accuracy_for_classifiers():
     assert bag.oob_score_ == pytest.approx(np.mean(total.argmax(axis=1) == y), abs=1e-12)
     assert not hasattr(bag, "oob_prediction_")
     assert not hasattr(ww.Bagging(DecisionTreeClassifier()).fit(X, y), "oob_score_")
+
+
+def scaled_wine():
+    X, y = load_wine(return_X_y=True)
+    return (X - X.mean(axis=0)) / X.std(axis=0), np.array(["barolo", "grignolino", "barbera"])[y]
+
+
+@pytest.mark.parametrize("model", [LinearSVC(), SVC(), LogisticRegression()], ids=["LinearSVC", "SVC", "LogisticRegression"])
+def test_a_classifier_bagging_predicts_as_scikit_learn_s_with_or_without_predict_proba(model):
+    # A model without predict_proba (LinearSVC, SVC) was refused, where scikit-learn's bagging averages the members'
+    # votes; predict_log_proba and decision_function were missing. Drawing every row without replacement, the
+    # members learn what scikit-learn's learn, whatever the draws.
+    X, y = scaled_wine()
+    ours = ww.Bagging(model, n_estimators=5, bootstrap=False, random_state=0).fit(X, y)
+    theirs = BaggingClassifier(model, n_estimators=5, bootstrap=False, random_state=0).fit(X, y)
+    for method in ("predict_proba", "predict_log_proba", "decision_function"):
+        assert hasattr(ours, method) == hasattr(theirs, method)
+    assert np.array_equal(ours.predict(X), theirs.predict(X))
+    assert np.abs(ours.predict_proba(X) - theirs.predict_proba(X)).max() <= 1e-10
+    assert np.abs(ours.decision_function(X) - theirs.decision_function(X)).max() <= 1e-10
+    with np.errstate(divide="ignore"):  # scikit-learn's log of a vote share of 0 warns
+        expected = theirs.predict_log_proba(X)
+    finite = np.isfinite(expected)
+    assert np.array_equal(np.isfinite(ours.predict_log_proba(X)), finite)
+    assert np.abs(ours.predict_log_proba(X)[finite] - expected[finite]).max() <= 1e-10
+    assert [type(member) for member in ours.estimators_] == [type(model)] * 5
+
+
+def test_out_of_bag_votes_of_members_without_predict_proba_as_scikit_learn_counts_them():
+    X, y = scaled_wine()
+    bag = ww.Bagging(LinearSVC(), n_estimators=20, oob_score=True, random_state=1).fit(X, y)
+    codes = np.unique(y, return_inverse=True)[1]
+    votes = np.zeros((len(y), 3))
+    for member, rows in zip(bag.estimators_, _draws(bag, codes, True), strict=True):
+        out = np.setdiff1d(np.arange(len(y)), rows)
+        votes[out, member.predict(X[out])] += 1
+    assert (votes.sum(axis=1) > 0).all()
+    assert np.array_equal(bag.oob_decision_function_, votes / votes.sum(axis=1, keepdims=True))
+    assert bag.oob_score_ == np.mean(votes.argmax(axis=1) == codes)
 
 
 def test_rows_without_an_out_of_bag_estimate_warn_as_scikit_learn():

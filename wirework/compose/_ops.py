@@ -26,6 +26,7 @@ __all__ = [
     "meta_features",
     "bootstrap_rows",
     "weighted_mean",
+    "log_of",
     "argmax",
     "majority",
     "feature_subset",
@@ -329,6 +330,13 @@ def majority(*predictions: Any, weights: tuple[float, ...] | None = None) -> np.
     for k in range(votes.shape[1]):  # model by model, as scikit-learn's bincount adds them
         counts[rows, votes[:, k]] += 1.0 if weights is None else weights[k]
     return counts.argmax(axis=1)
+
+
+def log_of(probabilities: Any) -> np.ndarray:
+    """The natural log of probabilities; a probability 0 gives ``-inf`` without a warning (as the log of an
+    average of members' log probabilities gives it in scikit-learn's bagging)."""
+    with np.errstate(divide="ignore"):
+        return np.log(np.asarray(probabilities, dtype=float))
 
 
 def argmax(probabilities: Any) -> np.ndarray:

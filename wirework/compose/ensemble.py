@@ -110,13 +110,69 @@ class Seeded(BaseEstimator):
     def predict_proba(self, X: Any) -> Any:
         return self.estimator_.predict_proba(X)
 
+    @available_if(_has("decision_function"))
+    def decision_function(self, X: Any) -> Any:
+        return self.estimator_.decision_function(X)
+
+
+class Votes(BaseEstimator):
+    """A classifier without ``predict_proba`` given one: its vote, 1 for the class it predicts, 0 for the others.
+
+    What scikit-learn's bagging averages for members that have no
+    ``predict_proba`` ("resort to voting"): the ensemble's probabilities are
+    then the share of members that predict each class. Each member of a
+    classifier ``Bagging`` knows every class, so the columns are all of them.
+
+    Examples
+    --------
+    >>> from sklearn.svm import LinearSVC
+    >>> member = Votes(LinearSVC()).fit([[0.0], [1.0], [2.0]], [0, 1, 2])
+    >>> member.predict_proba([[0.1], [1.9]])
+    array([[1., 0., 0.],
+           [0., 0., 1.]])
+    """
+
+    def __init__(self, estimator: Any = None) -> None:
+        self.estimator = estimator
+
+    def __sklearn_tags__(self):
+        return get_tags(self.estimator)
+
+    def fit(self, X: Any, y: Any = None, **fit_params: Any) -> Votes:
+        self.estimator_ = clone(self.estimator).fit(X, y, **fit_params)
+        self.classes_ = self.estimator_.classes_
+        return self
+
+    def predict(self, X: Any) -> Any:
+        return self.estimator_.predict(X)
+
+    def predict_proba(self, X: Any) -> np.ndarray:
+        return (np.asarray(self.estimator_.predict(X))[:, np.newaxis] == self.classes_).astype(float)
+
+    @available_if(_has("decision_function"))
+    def decision_function(self, X: Any) -> Any:
+        return self.estimator_.decision_function(X)
+
+
+def unwrapped(model: Any) -> Any:
+    """A bagging member's trained model, without the wrappers (:class:`Seeded`, :class:`Votes`) around it."""
+    while isinstance(model, (Seeded, Votes)):
+        model = model.estimator_
+    return model
+
 
 class Bagging(RoutedWeights, WeightedFit, Composite):
     """``n_estimators`` machines sharing one model, each on a bootstrap sample of the rows.
 
     Regression averages the members' predictions; classification averages
     their probabilities (every member sees every class: a class missing from
-    a bootstrap draw gets one of its rows added). With
+    a bootstrap draw gets one of its rows added), or, for a model without
+    ``predict_proba`` (``LinearSVC``), their votes, as scikit-learn's
+    ``BaggingClassifier`` does: the probability of a class is then the share
+    of members that predict it (see :class:`Votes`). A classifier also has
+    ``predict_log_proba`` (the log of those probabilities) and, when the
+    model has it, ``decision_function`` (the members' mean), as
+    scikit-learn's. With
     ``fit(X, y, sample_weight=w)`` each member trains on its drawn rows'
     weights (a row drawn twice comes twice, with its weight each time); the
     draws do not depend on the weights.
@@ -206,10 +262,10 @@ class Bagging(RoutedWeights, WeightedFit, Composite):
 
     @property
     def estimators_(self) -> list[Any]:
-        """The members' trained models (without the :class:`Seeded` wrapper that gave each its seed)."""
+        """The members' trained models (without the wrappers that gave each its seeds or votes: :func:`unwrapped`)."""
         self._ready()
         trained = self._trained([m.name for m in self.machines_ if m.name.startswith("member")]).values()
-        return [model.estimator_ if isinstance(model, Seeded) else model for model in trained]
+        return [unwrapped(model) for model in trained]
 
     @property
     def estimators_features_(self) -> list[np.ndarray]:
@@ -272,14 +328,13 @@ class Bagging(RoutedWeights, WeightedFit, Composite):
         if y is None:
             raise GraphError(f"{owner} needs a target: call fit(X, y).")
         self._check_options(owner)
-        if not hasattr(self.estimator, "fit"):
+        if not (hasattr(self.estimator, "fit") and hasattr(self.estimator, "predict")):
             raise ArgumentError(
-                f"{owner}: expected estimator to be a model with fit() (a scikit-learn regressor or classifier). "
-                f"Received: {describe(self.estimator)}."
+                f"{owner}: expected estimator to be a model with fit() and predict() (a scikit-learn regressor or "
+                f"classifier). Received: {describe(self.estimator)}."
             )
         classifier = self._kind() == "classifier"
-        if classifier:
-            _classifier_needs(owner, self.estimator, "estimator")
+        votes = classifier and not hasattr(self.estimator, "predict_proba")  # averaged as votes (see Votes)
         if sample_weight is not None and self._routed_weights() is None:  # routed: the estimator requested them
             check_weighted(owner, "estimator", self.estimator)
         labels = machine(LabelEncoder(), y, name="labels") if classifier else None
@@ -287,12 +342,13 @@ class Bagging(RoutedWeights, WeightedFit, Composite):
         data = (X, target) if sample_weight is None else (X, target, sample_weight)
         drawn_seeds = _ops.private_rng(self.random_state).randint(np.iinfo(np.int32).max, size=int(self.n_estimators))
         seeds = tuple(map(int, drawn_seeds))
-        seeded = bool(random_states(self.estimator))
+        base = Votes(self.estimator) if votes else self.estimator
+        seeded = bool(random_states(base))
         subspaces = not (isinstance(self.max_features, (float, np.floating)) and self.max_features == 1.0)
         members, inputs, drawn = [], [], []
         for k, seed in enumerate(seeds):
             rows = node(_ops.bootstrap_rows, target, seed, self.max_samples, classifier, self.bootstrap)
-            model = Seeded(self.estimator, seed) if seeded else self.estimator
+            model = Seeded(base, seed) if seeded else base
             seen = node(_ops.member_columns, X, seed=seed, max_features=self.max_features) if subspaces else X
             training = (seen, *data[1:])
             members.append(machine(model, *(node(take_rows, value, rows) for value in training), name=f"member{k + 1}"))
@@ -305,7 +361,13 @@ class Bagging(RoutedWeights, WeightedFit, Composite):
             predicted = [m.predict_proba(x) if classifier else m.predict(x) for m, x in zip(members, inputs)]
             oob = node(_ops.out_of_bag, target, *drawn, *predicted, classes=classifier)
             report["oob_score"], report["oob_prediction"] = oob[0], oob[1]
-        return Signature(**_averaged(members, inputs, labels, None), report=report)
+        outputs = _averaged(members, inputs, labels, None)
+        if classifier:  # as scikit-learn's BaggingClassifier
+            outputs["predict_log_proba"] = node(_ops.log_of, outputs["predict_proba"])
+            if hasattr(self.estimator, "decision_function"):
+                scores = [m.decision_function(x) for m, x in zip(members, inputs)]
+                outputs["decision_function"] = node(_ops.weighted_mean, *scores)
+        return Signature(**outputs, report=report)
 
 
 class Average(NamedEstimators, TrainedEstimators, RoutedWeights, WeightedFit, Composite):
