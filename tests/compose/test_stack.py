@@ -8,6 +8,7 @@ import pytest
 from _counting import Counting, fits
 from sklearn.datasets import load_breast_cancer, load_diabetes, load_iris
 from sklearn.ensemble import RandomForestClassifier, StackingClassifier, StackingRegressor
+from sklearn.frozen import FrozenEstimator
 from sklearn.linear_model import LogisticRegression, Ridge
 from sklearn.model_selection import GridSearchCV, KFold, StratifiedKFold
 from sklearn.naive_bayes import GaussianNB
@@ -151,6 +152,28 @@ def test_new_data_retrains_everything_and_same_data_nothing():
     changed[0] += 1.0
     stack.fit(X, changed)
     assert len(fits()) == 13
+
+
+def test_frozen_base_learners_stack_as_scikit_learn_s_with_a_cache_and_after_a_refit_in_place():
+    # A FrozenEstimator's token covered its model's hyperparameters only: with a FitCache the second stack took the
+    # first one's frozen Ridge, and a frozen model trained again in place left the final estimator as it was.
+    X, y = DIABETES
+    cache = ww.FitCache()
+    first, second = Ridge().fit(X[:200], y[:200]), Ridge().fit(X[200:], y[200:])
+
+    def learners(model):
+        return [("frozen", FrozenEstimator(model)), ("tree", DecisionTreeRegressor(max_depth=3, random_state=0))]
+
+    stacks = {}
+    for model in (first, second):
+        stacks[id(model)] = ours = ww.Stack(learners(model), Ridge(), cv=KFold(5), cache=cache).fit(X, y)
+        theirs = StackingRegressor(learners(model), Ridge(), cv=KFold(5)).fit(X, y)
+        assert np.abs(ours.predict(X) - theirs.predict(X)).max() <= 1e-10
+    first.fit(X[300:], y[300:])
+    ours = stacks[id(first)].fit(X, y)
+    assert ours.report_()["machines"]["final"]["action"] == "trained"
+    theirs = StackingRegressor(learners(first), Ridge(), cv=KFold(5)).fit(X, y)
+    assert np.abs(ours.predict(X) - theirs.predict(X)).max() <= 1e-10
 
 
 def test_grid_search_with_cache_equals_scikit_learn():

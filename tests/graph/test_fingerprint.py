@@ -27,6 +27,7 @@ from hypothesis import strategies as st
 from hypothesis.extra import numpy as hnp
 from sklearn.compose import ColumnTransformer
 from sklearn.ensemble import BaggingRegressor, RandomForestRegressor
+from sklearn.frozen import FrozenEstimator
 from sklearn.linear_model import Lasso, Ridge
 from sklearn.pipeline import Pipeline
 from sklearn.preprocessing import FunctionTransformer, StandardScaler
@@ -474,6 +475,20 @@ def test_model_token_ignores_fitted_state_and_is_domain_separated() -> None:
     assert model_token(Ridge()) != tokenize(Ridge())
     assert tokenize(Ridge()) == tokenize(Ridge())
     assert tokenize(Ridge(alpha=1)) != tokenize(Ridge(alpha=2))
+
+
+def test_a_frozen_model_counts_by_what_it_learned() -> None:
+    # FrozenEstimator's fit does nothing and clone returns it: its model is used as trained. Its token covered the
+    # wrapped model's hyperparameters only, so a FitCache gave one frozen Ridge's "fit" for another's.
+    x, y = np.arange(20.0).reshape(10, 2), np.arange(10.0) ** 2
+    first, second = Ridge().fit(x[:5], y[:5]), Ridge().fit(x[5:], y[5:])
+    assert model_token(FrozenEstimator(first)) != model_token(FrozenEstimator(second))
+    assert model_token(FrozenEstimator(first)) == model_token(FrozenEstimator(Ridge().fit(x[:5], y[:5])))
+    assert model_token(FrozenEstimator(first)) != model_token(FrozenEstimator(Ridge()))
+    frozen = FrozenEstimator(first)
+    before = model_token(frozen)
+    first.fit(x, y)  # trained again in place: another model
+    assert model_token(frozen) != before
 
 
 class BrokenParams:

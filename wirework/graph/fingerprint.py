@@ -33,6 +33,10 @@ others running the same library versions. Rules, tried in this order:
    ``state``: a generator that has drawn numbers differs.
 8. Estimators (objects with ``get_params``) by class and, recursively,
    ``get_params(deep=False)``. If ``get_params`` fails, rule 9 applies.
+   scikit-learn's ``FrozenEstimator`` (its ``fit`` does nothing and
+   ``clone`` returns it: the model it wraps is used as trained) also by the
+   pickle of the model it wraps, so its learned state counts: two frozen
+   ``Ridge()`` trained on other rows differ.
 9. Anything else by ``pickle.dumps(obj, protocol=5)``; if that fails, by
    identity (type, ``id()``, a per-process random salt): stable while the
    object lives, **never matching across processes**. An object that cannot
@@ -74,6 +78,7 @@ from typing import Any
 
 import numpy as np
 import xxhash
+from sklearn.frozen import FrozenEstimator
 
 __all__ = ["MAX_DEPTH", "model_token", "param_names", "param_values", "shallow_params", "tokenize"]
 
@@ -142,7 +147,8 @@ def model_token(model: object) -> str:
     Covers the class (module + qualname) and ``get_params(deep=False)``,
     where nested estimators (``Pipeline`` steps, meta-estimators, lists of
     ``(name, estimator)``) count by class and parameters in turn; fitted
-    state is ignored. Other objects are hashed by the generic rules. Model
+    state is ignored, except the state of the model a scikit-learn
+    ``FrozenEstimator`` wraps (rule 8). Other objects are hashed by the generic rules. Model
     tokens never equal :func:`tokenize` tokens (domain separation).
 
     Parameters
@@ -425,6 +431,9 @@ def _feed_estimator(tk: _Tokenizer, h: _Hash, obj: Any) -> bool:
     if isinstance(output, Mapping) and output:  # set_output(...) changes what transform returns
         h.update(b"output:")
         tk.feed_items(h, list(output.items()))
+    if isinstance(obj, FrozenEstimator):  # trained as it is: what it learned is what it predicts with
+        h.update(b"frozen:")
+        _feed_opaque(tk, h, obj.estimator)
     return True
 
 
