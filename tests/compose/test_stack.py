@@ -6,7 +6,7 @@ import numpy as np
 import pandas as pd
 import pytest
 from _counting import Counting, fits
-from sklearn.datasets import load_breast_cancer, load_diabetes, load_iris
+from sklearn.datasets import load_breast_cancer, load_diabetes, load_iris, load_wine
 from sklearn.ensemble import RandomForestClassifier, StackingClassifier, StackingRegressor
 from sklearn.frozen import FrozenEstimator
 from sklearn.linear_model import LogisticRegression, Ridge
@@ -174,6 +174,60 @@ def test_frozen_base_learners_stack_as_scikit_learn_s_with_a_cache_and_after_a_r
     assert ours.report_()["machines"]["final"]["action"] == "trained"
     theirs = StackingRegressor(learners(first), Ridge(), cv=KFold(5)).fit(X, y)
     assert np.abs(ours.predict(X) - theirs.predict(X)).max() <= 1e-10
+
+
+@pytest.mark.parametrize("passthrough", [False, True])
+def test_cv_prefit_uses_the_learners_as_trained_as_scikit_learn_s(passthrough):
+    # scikit-learn 1.9.1's stacking still takes cv="prefit", with no deprecation; a stack refused it with "cannot
+    # tell how many splits cv='prefit' makes".
+    X, y = load_wine(return_X_y=True)
+    X = (X - X.mean(axis=0)) / X.std(axis=0)
+    y = np.array(["barolo", "grignolino", "barbera"])[y]
+    weights = np.random.RandomState(0).uniform(0.5, 2.0, len(y))
+    learners = [
+        ("lr", LogisticRegression().fit(X[::2], y[::2])),
+        ("svc", LinearSVC().fit(X[1::2], y[1::2])),  # decision_function feeds the final estimator
+        ("nb", GaussianNB().fit(X, y)),
+    ]
+    ours = ww.Stack(learners, LogisticRegression(), cv="prefit", passthrough=passthrough)
+    theirs = StackingClassifier(learners, LogisticRegression(), cv="prefit", passthrough=passthrough)
+    ours.fit(X, y, sample_weight=weights)
+    theirs.fit(X, y, sample_weight=weights)
+    assert np.abs(ours.predict_proba(X) - theirs.predict_proba(X)).max() <= 1e-10
+    assert np.abs(ours.transform(X) - theirs.transform(X)).max() <= 1e-10
+    assert [a is b for a, b in zip(ours.estimators_, theirs.estimators_, strict=True)] == [True] * 3
+    assert list(ours.named_estimators_) == ["lr", "svc", "nb"]
+    names = [n.replace("stackingclassifier_", "stack_") for n in theirs.get_feature_names_out()]
+    assert list(ours.get_feature_names_out()) == names
+    X, y = DIABETES
+    learners = [("ridge", Ridge().fit(X[:200], y[:200])), ("tree", DecisionTreeRegressor(max_depth=3).fit(X, y))]
+    ours = ww.Stack(learners, Ridge(), cv="prefit", passthrough=passthrough).fit(X, y)
+    theirs = StackingRegressor(learners, Ridge(), cv="prefit", passthrough=passthrough).fit(X, y)
+    assert np.abs(ours.predict(X) - theirs.predict(X)).max() <= 1e-10
+
+
+def test_cv_prefit_trains_the_final_estimator_only_and_again_when_a_learner_is_trained_again():
+    X, y = DIABETES
+    ridge = Ridge().fit(X[:200], y[:200])
+    stack = ww.Stack([("ridge", ridge)], Counting(Ridge(), tag="final"), cv="prefit").fit(X, y)
+    assert fits() == ["final"]
+    Counting.events.clear()
+    stack.fit(X, y)
+    assert fits() == []
+    ridge.fit(X[200:], y[200:])  # in place: the stack's next fit sees another learner, as scikit-learn's would
+    stack.fit(X, y)
+    assert fits() == ["final"]
+    theirs = StackingRegressor([("ridge", ridge)], Ridge(), cv="prefit").fit(X, y)
+    assert np.abs(stack.predict(X) - theirs.predict(X)).max() <= 1e-10
+
+
+def test_cv_prefit_refuses_learners_not_fitted_and_several_levels():
+    X, y = DIABETES
+    with pytest.raises(ww.NotTrainedError, match=r"cv='prefit' uses the base learners as they are, but 'tree' "
+                       r"\(DecisionTreeRegressor\) is not fitted .* Fit it first, or give cv an int or a splitter"):
+        ww.Stack([("ridge", Ridge().fit(X, y)), ("tree", DecisionTreeRegressor())], Ridge(), cv="prefit").fit(X, y)
+    with pytest.raises(ww.GraphError, match=r"cv='prefit' stacks one level.*Received: levels=2"):
+        ww.Stack([("ridge", Ridge().fit(X, y))], Ridge(), cv="prefit", levels=2).fit(X, y)
 
 
 def test_grid_search_with_cache_equals_scikit_learn():

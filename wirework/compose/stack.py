@@ -5,10 +5,13 @@ from __future__ import annotations
 from typing import Any
 
 import numpy as np
+from sklearn.exceptions import NotFittedError
+from sklearn.frozen import FrozenEstimator
 from sklearn.preprocessing import LabelEncoder
 from sklearn.utils import Bunch
+from sklearn.utils.validation import check_is_fitted
 
-from wirework.errors import ArgumentError, GraphError
+from wirework.errors import ArgumentError, GraphError, NotTrainedError
 from wirework.graph.data import whole
 from wirework.graph.machines import machine
 from wirework.graph.nodes import Node, Source, node
@@ -43,12 +46,16 @@ class Stack(NamedEstimators, TrainedEstimators, RoutedWeights, WeightedFit, Comp
     final_estimator : estimator
         Learns from the base learners' predictions. Its kind (regressor or
         classifier) is the stack's.
-    cv : int, splitter or iterable of (train, test) splits, default=5
+    cv : int, splitter, iterable of (train, test) splits or "prefit", default=5
         Cross-validation splits for the out-of-fold predictions (an int
         means ``KFold`` for regression, ``StratifiedKFold`` for
         classification, as in scikit-learn). The test sets must partition
         the rows. An iterator (a generator, say) is listed once and its
-        splits kept for later fits.
+        splits kept for later fits. ``"prefit"``, as in scikit-learn's
+        stacking: the base learners are fitted already and are used as they
+        are (each in a ``FrozenEstimator``, so they are neither copied nor
+        trained), and their predictions on the training rows, not
+        out-of-fold ones, train the final estimator; one level only.
     passthrough : bool, default=False
         Give the final estimator the raw features too, after the predictions.
     levels : int, default=1
@@ -225,7 +232,10 @@ class Stack(NamedEstimators, TrainedEstimators, RoutedWeights, WeightedFit, Comp
         when ``levels > 1``), level by level, each level in the order of ``estimators``; ``"drop"`` for a
         learner dropped, as scikit-learn's."""
         levels = range(1, self.levels + 1) if whole(self.levels) and self.levels > 1 else [1]
-        return self._named_trained(tuple(self._suffix(level) for level in levels))
+        trained = self._named_trained(tuple(self._suffix(level) for level in levels))
+        if _prefit(self.cv):  # the learners themselves, as scikit-learn's, not the FrozenEstimator around each
+            return Bunch(**{name: _thawed(model) for name, model in trained.items()})
+        return trained
 
     def _weight_routes(self) -> list[tuple[str, Any, str]]:
         """The learners, each reached from ``fit`` by its own ``fit``; not the final estimator, which scikit-learn's
@@ -270,8 +280,9 @@ class Stack(NamedEstimators, TrainedEstimators, RoutedWeights, WeightedFit, Comp
         if y is None:
             raise GraphError(f"{owner} needs a target: call fit(X, y).")
         routed = self._routed_weights()
+        prefit = _prefit(self.cv)
         if sample_weight is not None and routed is None:
-            for name, estimator in [*estimators, ("final_estimator", self.final_estimator)]:
+            for name, estimator in [*([] if prefit else estimators), ("final_estimator", self.final_estimator)]:
                 check_weighted(owner, name if name == "final_estimator" else f"base learner {name!r}", estimator)
         elif sample_weight is not None and "final_estimator" in routed:  # given, whatever its request: it must take them
             check_weighted(owner, "final_estimator", self.final_estimator)
@@ -284,12 +295,15 @@ class Stack(NamedEstimators, TrainedEstimators, RoutedWeights, WeightedFit, Comp
                 f"{owner}: final_estimator ({type(self.final_estimator).__name__}) has no predict(); "
                 "give a regressor or a classifier."
             )
+        if prefit:
+            _check_prefit(owner, estimators, self.levels)
         labels = machine(LabelEncoder(), y, name=self._own_machine("labels", estimators)) if classifier else None
         learner_machines = self._learner_machines(estimators)
         target: Node = labels.transform(y) if labels is not None else y
-        cv = _ops.seeded_cv(self._listed_cv(), classifier, self.random_state)
-        splits = node(_ops.cv_splits, X, target, cv, classifier)
-        n_splits = _n_splits(cv)
+        if not prefit:
+            cv = _ops.seeded_cv(self._listed_cv(), classifier, self.random_state)
+            splits = node(_ops.cv_splits, X, target, cv, classifier)
+            n_splits = _n_splits(cv)
         probabilities = tuple(m == "predict_proba" for m in methods)
 
         def weights(name: str) -> tuple[Source, ...]:
@@ -302,6 +316,11 @@ class Stack(NamedEstimators, TrainedEstimators, RoutedWeights, WeightedFit, Comp
             suffix = self._suffix(level)
             out_of_fold, full = [], []
             for (name, estimator), method in zip(estimators, methods):
+                if prefit:  # used as trained: its predictions on the training rows, as scikit-learn's "prefit"
+                    frozen = machine(FrozenEstimator(estimator), X, target, name=name)
+                    out_of_fold.append(getattr(frozen, method)(X))
+                    full.append(out_of_fold[-1])
+                    continue
                 fold_predictions = []
                 for i in range(n_splits):
                     rows = (train_features, target, *weights(name))
@@ -335,6 +354,35 @@ class Stack(NamedEstimators, TrainedEstimators, RoutedWeights, WeightedFit, Comp
                 if hasattr(self.final_estimator, operation):
                     outputs[operation] = getattr(final, operation)(predict_meta)
         return Signature(**outputs)
+
+
+def _prefit(cv: Any) -> bool:
+    """Whether ``cv`` is ``"prefit"``: base learners fitted already, used as they are."""
+    return isinstance(cv, str) and cv == "prefit"
+
+
+def _thawed(model: Any) -> Any:
+    """The model a ``"prefit"`` learner's machine holds, without the ``FrozenEstimator`` the stack put around it."""
+    return model.estimator if isinstance(model, FrozenEstimator) else model
+
+
+def _check_prefit(owner: str, estimators: list[tuple[str, Any]], levels: Any) -> None:
+    """Refuse ``cv="prefit"`` with several levels, or with a base learner that is not fitted (scikit-learn's check)."""
+    if levels != 1:
+        raise GraphError(
+            f"{owner}: cv='prefit' stacks one level: the base learners are fitted already, on the raw features, so "
+            f"they cannot learn from a level below. Received: levels={levels!r}. Use levels=1, or a cv that trains "
+            "the learners (an int, a splitter)."
+        )
+    for name, estimator in estimators:
+        try:
+            check_is_fitted(estimator)
+        except NotFittedError as error:
+            raise NotTrainedError(
+                f"{owner}: cv='prefit' uses the base learners as they are, but {name!r} "
+                f"({type(estimator).__name__}) is not fitted ({error}). Fit it first, or give cv an int or a "
+                "splitter to have the stack train it."
+            ) from error
 
 
 def _columns(method: str, n_classes: int) -> int:
