@@ -32,6 +32,7 @@ from sklearn.model_selection import GridSearchCV, KFold, cross_val_score
 from sklearn.neighbors import KernelDensity
 from sklearn.pipeline import Pipeline, make_pipeline
 from sklearn.preprocessing import StandardScaler, TargetEncoder
+from sklearn.tree import DecisionTreeClassifier
 from sklearn.utils import get_tags
 from sklearn.utils.estimator_checks import check_mixin_order
 from sklearn.utils.validation import check_is_fitted
@@ -152,6 +153,34 @@ def test_pickle_round_trip_keeps_predictions_and_drops_training_data():
     old = object.__new__(type(model._built))
     old.__setstate__(state)
     assert old.roots == old.signature.nodes() and len(old.roots) == 2
+
+
+@pytest.mark.parametrize("copy", [lambda m: pickle.loads(pickle.dumps(m)), lambda m: __import__("copy").deepcopy(m)],
+                         ids=["pickle", "deepcopy"])
+@pytest.mark.parametrize(
+    "recipe, change, retrained",
+    [
+        (lambda: ww.Stack([("lr", LogisticRegression()), ("tree", DecisionTreeClassifier(max_depth=2, random_state=0))],
+                          LogisticRegression(), cv=3), {"final_estimator__C": 0.5}, {"final"}),
+        (lambda: ww.Average([("lr", LogisticRegression()), ("tree", DecisionTreeClassifier(max_depth=2, random_state=0))]),
+         {"tree__max_depth": 3}, {"tree"}),
+        (lambda: ww.Bagging(DecisionTreeClassifier(max_depth=2), n_estimators=3, random_state=0), {"n_estimators": 4},
+         {"member4"}),
+    ],
+    ids=["Stack", "Average", "Bagging"],
+)
+def test_a_copied_classifier_recipe_retrains_only_what_a_change_touches(recipe, change, retrained, copy):
+    # The label encoder of a classifier recipe trained by its own fit_transform, whose output a copy drops, so a
+    # copy's refit trained it again (condition 7) and then every machine after it, on equal data too.
+    X, y = load_breast_cancer(return_X_y=True)
+    X = (X - X.mean(axis=0)) / X.std(axis=0)
+    y = np.where(y == 1, "benign", "malignant")
+    restored = copy(recipe().fit(X, y))
+    restored.fit(X, y)
+    assert {name for name, r in restored.report_()["machines"].items() if r["action"] != "skipped"} == set()
+    restored = copy(restored).set_params(**change).fit(X, y)
+    assert {name for name, r in restored.report_()["machines"].items() if r["action"] != "skipped"} == retrained
+    assert np.array_equal(restored.predict(X), recipe().set_params(**change).fit(X, y).predict(X))
 
 
 def test_pandas_input_keeps_feature_names():

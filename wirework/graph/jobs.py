@@ -19,6 +19,7 @@ import numpy as np
 import pandas as pd
 import scipy.sparse as sp
 from sklearn.base import BaseEstimator, TransformerMixin, clone
+from sklearn.preprocessing import LabelBinarizer, LabelEncoder
 from sklearn.utils import get_tags
 
 from wirework.graph.fingerprint import shallow_params
@@ -84,8 +85,12 @@ def run_job(model: Any, values: list[Any], how: How) -> tuple[Any, Any, float]:
     return model, result if how.output else None, time.perf_counter() - start
 
 
-#: Per class: whether its ``fit_transform`` is its own, and whether that takes ``sample_weight``.
-_FIT_TRANSFORMS: dict[type, tuple[bool, bool]] = {}
+#: Per class: whether its ``fit_transform`` is its own, and whether that takes ``sample_weight``. scikit-learn's
+#: label encoders define one that gives what ``fit`` then ``transform`` gives (``LabelEncoder``'s codes from
+#: ``np.unique``, ``LabelBinarizer``'s by fit then transform): they train by ``fit`` and hold no output, so a
+#: copied or unpickled network does not train one again (condition 7), nor everything after it (the label
+#: encoding of each classifier recipe).
+_FIT_TRANSFORMS: dict[type, tuple[bool, bool]] = {LabelEncoder: (False, False), LabelBinarizer: (False, False)}
 
 
 def _fit_transform_of(kind: type) -> tuple[bool, bool]:
