@@ -14,7 +14,7 @@ from sklearn.neighbors import KNeighborsRegressor
 from sklearn.pipeline import make_pipeline
 from sklearn.preprocessing import StandardScaler
 from sklearn.svm import SVC, LinearSVC
-from sklearn.tree import DecisionTreeClassifier, DecisionTreeRegressor
+from sklearn.tree import DecisionTreeClassifier, DecisionTreeRegressor, ExtraTreeRegressor
 
 import wirework as ww
 
@@ -313,10 +313,53 @@ def test_members_draw_as_many_rows_and_columns_as_scikit_learn_s(max_samples, ma
     assert [len(f) for f in ours.estimators_features_] == [len(f) for f in theirs.estimators_features_]
 
 
+@pytest.mark.parametrize(
+    "model, options",
+    [
+        (DecisionTreeRegressor(max_depth=4), {}),
+        (ExtraTreeRegressor(max_depth=4), {"max_features": 0.5}),
+        (DecisionTreeRegressor(max_depth=4), {"max_features": 3, "bootstrap": False, "max_samples": 0.3}),
+        (KNeighborsRegressor(), {"max_features": 0.95, "max_samples": 50}),
+        (DecisionTreeRegressor(max_depth=4), {"max_features": 0.7, "oob_score": True}),
+    ],
+)
+def test_bagging_equals_scikit_learn_s_of_the_same_random_state(model, options):
+    # A member of seed s draws its columns, then its rows, from RandomState(s), and seeds its model's random_state
+    # parameters from it too, as scikit-learn's bagging does: the same members, whatever the options. The columns
+    # came from another generator (and were sorted), so a subspace bagging predicted apart from scikit-learn's.
+    ours = ww.Bagging(model, n_estimators=30, random_state=0, **options).fit(X_DATA, Y_DATA)
+    theirs = BaggingRegressor(model, n_estimators=30, random_state=0, **options).fit(X_DATA, Y_DATA)
+    assert np.abs(ours.predict(X_DATA) - theirs.predict(X_DATA)).max() <= 1e-10
+    assert all(np.array_equal(a, b) for a, b in zip(ours.estimators_features_, theirs.estimators_features_, strict=True))
+    if options.get("oob_score"):
+        assert ours.oob_score_ == pytest.approx(theirs.oob_score_, abs=1e-12)
+        assert np.abs(ours.oob_prediction_ - theirs.oob_prediction_).max() <= 1e-10
+
+
+def test_a_classifier_bagging_equals_scikit_learn_s_when_every_class_is_in_every_draw():
+    X, y = scaled_wine()
+    for model in (DecisionTreeClassifier(max_depth=3), LinearSVC()):  # probabilities, or votes
+        ours = ww.Bagging(model, n_estimators=30, max_features=0.6, oob_score=True, random_state=0).fit(X, y)
+        theirs = BaggingClassifier(model, n_estimators=30, max_features=0.6, oob_score=True, random_state=0).fit(X, y)
+        assert np.abs(ours.predict_proba(X) - theirs.predict_proba(X)).max() <= 1e-10
+        assert np.abs(ours.oob_decision_function_ - theirs.oob_decision_function_).max() <= 1e-10
+        assert ours.oob_score_ == theirs.oob_score_
+
+
+def test_the_column_draws_of_a_bagging_pickled_before_are_kept():
+    # a network pickled before the draws were scikit-learn's names these functions in its nodes: its members
+    # trained on these columns, which it must go on giving them
+    from wirework.compose import _ops
+
+    assert list(_ops.feature_subset(10, 7, 0.55)) == sorted(np.random.RandomState([7, 1]).permutation(10)[:6])
+    assert np.array_equal(_ops.member_columns(X_DATA, seed=7, max_features=0.55), X_DATA[:, _ops.feature_subset(10, 7, 0.55)])
+    assert [list(f) for f in _ops.feature_sets(X_DATA, seeds=(7,), max_features=3)] == [list(_ops.feature_subset(10, 7, 3))]
+
+
 def test_max_features_gives_each_member_its_columns_at_fit_and_predict():
     bag = ww.Bagging(Ridge(), n_estimators=6, max_features=0.5, random_state=0).fit(X_DATA, Y_DATA)
     features = bag.estimators_features_
-    assert [len(f) for f in features] == [5] * 6 and all(np.array_equal(f, np.sort(f)) for f in features)
+    assert [len(f) for f in features] == [5] * 6 and all(len(np.unique(f)) == 5 for f in features)
     assert len({tuple(f) for f in features}) > 1
     assert all(member.n_features_in_ == 5 for member in bag.estimators_)
     members = np.mean([m.predict(X_DATA[:, f]) for m, f in zip(bag.estimators_, features, strict=True)], axis=0)

@@ -70,11 +70,20 @@ def _argmax(cx: Context, node: StaticNode) -> str:
     return cx.g.op("ArgMax", [cx.floats(node.args[0])], axis=1, keepdims=0, hint="argmax")
 
 
-@register_lowering(_ops.member_columns)
+@register_lowering(_ops.subspace)
+def _subspace(cx: Context, node: StaticNode) -> str:
+    return _columns_of(cx, node, _ops.drawn_columns)
+
+
+@register_lowering(_ops.member_columns)  # a bagging pickled before the draws were scikit-learn's
 def _member_columns(cx: Context, node: StaticNode) -> str:
+    return _columns_of(cx, node, _ops.feature_subset)
+
+
+def _columns_of(cx: Context, node: StaticNode, draw: Any) -> str:
     (table,) = node.args
     width = np.shape(cx.sample[table])[1]
-    columns = _ops.feature_subset(width, node.kwargs["seed"], node.kwargs["max_features"])
+    columns = draw(width, node.kwargs["seed"], node.kwargs["max_features"])
     if len(columns) == width:
         return cx.names[table]
     return cx.g.take_columns(cx.names[table], columns)

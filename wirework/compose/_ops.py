@@ -12,6 +12,7 @@ import scipy.sparse as sp
 from sklearn.metrics import r2_score
 from sklearn.model_selection import check_cv
 from sklearn.utils import check_random_state
+from sklearn.utils.random import sample_without_replacement
 
 from wirework.errors import DataError, GraphError
 from wirework.graph.data import describe, n_rows, take_rows, whole
@@ -29,6 +30,9 @@ __all__ = [
     "log_of",
     "argmax",
     "majority",
+    "drawn_columns",
+    "drawn_column_sets",
+    "subspace",
     "feature_subset",
     "feature_sets",
     "member_columns",
@@ -220,9 +224,24 @@ def meta_features(
     return hcat(stacked, passthrough)
 
 
-def bootstrap_rows(y: Any, seed: int, max_samples: float | int, classes: bool, replace: bool = True) -> np.ndarray:
+def bootstrap_rows(
+    y: Any,
+    seed: int,
+    max_samples: float | int,
+    classes: bool,
+    replace: bool = True,
+    X: Any = None,
+    max_features: float | int = 1.0,
+) -> np.ndarray:
     """Row positions of one draw, with replacement (a bootstrap) or without (pasting); for classifiers every
-    class appears at least once."""
+    class appears at least once.
+
+    Drawn as scikit-learn's bagging draws a member's rows: from
+    ``RandomState(seed)``, after the member's columns (:func:`drawn_columns`
+    of ``X``'s, replayed when ``X`` is given, as they come first), so a
+    member of the same seed trains on the same rows (a class missing from
+    the draw gets rows of its own added after, which scikit-learn's does not).
+    """
     rows = n_rows(y)
     size = _count(max_samples, rows)
     if size > rows and not replace:  # with replacement, as many as asked for (scikit-learn's bagging too)
@@ -231,7 +250,9 @@ def bootstrap_rows(y: Any, seed: int, max_samples: float | int, classes: bool, r
             f"draw without replacement (bootstrap=False) cannot give. Use max_samples <= {rows}, or bootstrap=True."
         )
     rng = np.random.RandomState(seed)
-    drawn = rng.randint(0, rows, size=size) if replace else rng.permutation(rows)[:size]
+    if X is not None:
+        _columns_drawn(np.shape(X)[1], rng, max_features)
+    drawn = rng.randint(0, rows, size=size) if replace else sample_without_replacement(rows, size, random_state=rng)
     if classes:
         labels = np.asarray(y)
         missing = np.setdiff1d(np.unique(labels), labels[drawn])
@@ -246,10 +267,43 @@ def _count(share: float | int, total: int) -> int:
     return int(share) if whole(share) else max(1, int(share * total))
 
 
-def feature_subset(width: int, seed: int, max_features: float | int) -> np.ndarray:
-    """The sorted column positions one bagging member sees: ``max_features`` of ``width``, drawn without
-    replacement from the member's seed (all of them, in order, when that is every column)."""
+def _columns_drawn(width: int, rng: np.random.RandomState, max_features: float | int) -> np.ndarray:
+    """``max_features`` of ``width`` column positions drawn without replacement from ``rng``, in the order drawn
+    (all of them in order, drawing nothing, when that is every column)."""
     size = _count(max_features, width)
+    if size > width:
+        raise DataError(f"max_features gives {size} columns per member; it must give between 1 and {width}.")
+    return np.asarray(sample_without_replacement(width, size, random_state=rng))
+
+
+def drawn_columns(width: int, seed: int, max_features: float | int) -> np.ndarray:
+    """The column positions one bagging member sees, as scikit-learn's bagging draws them: ``max_features`` of
+    ``width`` from ``RandomState(seed)``, without replacement, in the order drawn (all of them, in order, when that
+    is every column)."""
+    return _columns_drawn(width, np.random.RandomState(seed), max_features)
+
+
+def drawn_column_sets(X: Any, *, seeds: tuple[int, ...], max_features: float | int) -> list[np.ndarray]:
+    """Each member's :func:`drawn_columns` of ``X``'s, in the order of ``seeds``."""
+    return [drawn_columns(np.shape(X)[1], seed, max_features) for seed in seeds]
+
+
+def subspace(X: Any, *, seed: int, max_features: float | int) -> Any:
+    """The columns of ``X`` that the member drawn with ``seed`` sees (:func:`drawn_columns`), in that order."""
+    columns = drawn_columns(np.shape(X)[1], seed, max_features)
+    if len(columns) == np.shape(X)[1]:
+        return X
+    return X.iloc[:, columns] if isinstance(X, pd.DataFrame) else X[:, columns]
+
+
+# The draws of columns of networks built before the draws were scikit-learn's (a fraction rounded to the nearest,
+# sorted positions from RandomState([seed, 1])): kept so that a bagging pickled then predicts with the columns its
+# members trained on. New networks use drawn_columns, drawn_column_sets and subspace.
+
+
+def feature_subset(width: int, seed: int, max_features: float | int) -> np.ndarray:
+    """The sorted column positions one member of a bagging pickled before :func:`drawn_columns` sees."""
+    size = int(max_features) if whole(max_features) else max(1, int(round(max_features * width)))
     if not 1 <= size <= width:
         raise DataError(f"max_features gives {size} columns per member; it must give between 1 and {width}.")
     if size == width:
@@ -258,12 +312,12 @@ def feature_subset(width: int, seed: int, max_features: float | int) -> np.ndarr
 
 
 def feature_sets(X: Any, *, seeds: tuple[int, ...], max_features: float | int) -> list[np.ndarray]:
-    """Each member's :func:`feature_subset` of ``X``'s columns, in the order of ``seeds``."""
+    """Each member's :func:`feature_subset` of ``X``'s columns (a bagging pickled before :func:`drawn_columns`)."""
     return [feature_subset(np.shape(X)[1], seed, max_features) for seed in seeds]
 
 
 def member_columns(X: Any, *, seed: int, max_features: float | int) -> Any:
-    """The columns of ``X`` that the member drawn with ``seed`` sees (:func:`feature_subset`)."""
+    """The columns of ``X`` that a member of a bagging pickled before :func:`subspace` sees (:func:`feature_subset`)."""
     columns = feature_subset(np.shape(X)[1], seed, max_features)
     if len(columns) == np.shape(X)[1]:
         return X

@@ -175,7 +175,8 @@ class Bagging(RoutedWeights, WeightedFit, Composite):
     scikit-learn's. With
     ``fit(X, y, sample_weight=w)`` each member trains on its drawn rows'
     weights (a row drawn twice comes twice, with its weight each time); the
-    draws do not depend on the weights.
+    draws do not depend on the weights (scikit-learn's bagging draws rows in
+    proportion to them instead, and trains its members without them).
 
     Parameters
     ----------
@@ -190,9 +191,12 @@ class Bagging(RoutedWeights, WeightedFit, Composite):
         one), or a count, more than the rows only with ``bootstrap=True``, as
         scikit-learn's bagging counts them.
     max_features : float or int, default=1.0
-        Columns each member sees (drawn without replacement from its seed;
-        the same columns when it predicts): a fraction (rounded down, at
-        least one), or a count. Below
+        Columns each member sees (drawn without replacement, in the order
+        drawn; the same columns when it predicts): a fraction (rounded down,
+        at least one), or a count. As scikit-learn's bagging, the member of
+        seed ``s`` (drawn from ``random_state``) draws its columns, then its
+        rows, from ``RandomState(s)``: with the same ``random_state`` its
+        members are scikit-learn's. Below
         all of them, ``estimators_features_`` lists each member's.
     bootstrap : bool, default=True
         Draw the rows with replacement; ``False`` draws them without
@@ -347,16 +351,17 @@ class Bagging(RoutedWeights, WeightedFit, Composite):
         subspaces = not (isinstance(self.max_features, (float, np.floating)) and self.max_features == 1.0)
         members, inputs, drawn = [], [], []
         for k, seed in enumerate(seeds):
-            rows = node(_ops.bootstrap_rows, target, seed, self.max_samples, classifier, self.bootstrap)
+            columns = {"X": X, "max_features": self.max_features} if subspaces else {}  # drawn first
+            rows = node(_ops.bootstrap_rows, target, seed, self.max_samples, classifier, self.bootstrap, **columns)
             model = Seeded(base, seed) if seeded else base
-            seen = node(_ops.member_columns, X, seed=seed, max_features=self.max_features) if subspaces else X
+            seen = node(_ops.subspace, X, seed=seed, max_features=self.max_features) if subspaces else X
             training = (seen, *data[1:])
             members.append(machine(model, *(node(take_rows, value, rows) for value in training), name=f"member{k + 1}"))
             inputs.append(seen)
             drawn.append(rows)
         report = {}
         if subspaces:
-            report["features"] = node(_ops.feature_sets, X, seeds=seeds, max_features=self.max_features)
+            report["features"] = node(_ops.drawn_column_sets, X, seeds=seeds, max_features=self.max_features)
         if self.oob_score:
             predicted = [m.predict_proba(x) if classifier else m.predict(x) for m, x in zip(members, inputs)]
             oob = node(_ops.out_of_bag, target, *drawn, *predicted, classes=classifier)
