@@ -5,12 +5,13 @@ import warnings
 import numpy as np
 import pandas as pd
 import pytest
+import sklearn
 from _counting import Counting, fits
 from sklearn.datasets import load_breast_cancer, load_diabetes, load_iris, load_wine
 from sklearn.ensemble import RandomForestClassifier, StackingClassifier, StackingRegressor
 from sklearn.frozen import FrozenEstimator
 from sklearn.linear_model import LogisticRegression, Ridge
-from sklearn.model_selection import GridSearchCV, KFold, StratifiedKFold
+from sklearn.model_selection import GridSearchCV, GroupKFold, KFold, StratifiedKFold
 from sklearn.naive_bayes import GaussianNB
 from sklearn.svm import LinearSVC
 from sklearn.tree import DecisionTreeClassifier, DecisionTreeRegressor
@@ -267,6 +268,33 @@ def test_cv_larger_than_the_rows_is_a_clear_error():
     X, y = DIABETES
     with pytest.raises(ww.DataError, match=r"cv asks for 20 folds but the training data has only n_samples=10 rows"):
         ww.Stack(regressors(), Ridge(), cv=20).fit(X[:10], y[:10])
+
+
+@pytest.mark.parametrize("routing", [False, True])
+def test_a_splitter_that_needs_groups_is_refused_saying_to_give_its_splits(routing):
+    # scikit-learn's stacking gives its splitter no groups either (GroupKFold raises, groups= is refused); the
+    # messages said what failed but not what to do instead: give the splits
+    X, y = DIABETES
+    groups = np.arange(len(y)) % 7
+    with pytest.raises(ww.DataError, match=r"'groups' parameter should not be None\. A stack gives its splitter no "
+                       r"groups.*cv=list\(splitter\.split\(X, y, groups\)\)"):
+        ww.Stack(regressors(), Ridge(), cv=GroupKFold(3)).fit(X, y)
+    with sklearn.config_context(enable_metadata_routing=routing):
+        with pytest.raises(ww.ArgumentError, match=r"Stack\.fit got groups=\.\.\., which a stack does not take.*"
+                           r"cv=list\(GroupKFold\(5\)\.split\(X, y, groups\)\)"):
+            ww.Stack(regressors(), Ridge(), cv=GroupKFold(3)).fit(X, y, groups=groups)
+        with pytest.raises(TypeError if routing else ValueError):  # routing off: "only supported if ... routing"
+            StackingRegressor(regressors(), Ridge(), cv=GroupKFold(3)).fit(X, y, groups=groups)
+    splits = list(GroupKFold(3).split(X, y, groups))
+    ours = ww.Stack(regressors(), Ridge(), cv=splits).fit(X, y)
+    theirs = StackingRegressor(regressors(), Ridge(), cv=splits).fit(X, y)
+    assert np.abs(ours.predict(X) - theirs.predict(X)).max() <= 1e-10
+
+
+def test_a_stack_without_a_final_estimator_says_it_has_no_default():
+    with pytest.raises(ww.GraphError, match=r"final_estimator \(NoneType\) has no predict\(\).*no default final "
+                       r"estimator \(scikit-learn's stacking takes None for RidgeCV\(\) or LogisticRegression\(\)\)"):
+        ww.Stack(regressors(), None).fit(*DIABETES)
 
 
 def test_cv_as_a_generator_of_splits_is_listed_once_and_kept_for_refits():

@@ -96,7 +96,13 @@ def cv_splits(X: Any, y: Any, cv: Any, classifier: bool) -> tuple[tuple[np.ndarr
     except (ValueError, TypeError) as exc:
         if isinstance(exc, DataError):
             raise
-        raise DataError(f"cv={cv!r} cannot split this data: {exc}") from exc
+        hint = (
+            " A stack gives its splitter no groups, as scikit-learn's stacking gives none: give cv the splits "
+            "themselves, cv=list(splitter.split(X, y, groups))."
+            if "groups" in str(exc)
+            else ""
+        )
+        raise DataError(f"cv={cv!r} cannot split this data: {exc}{hint}") from exc
     tested = np.sort(np.concatenate([test for _, test in splits]))
     if len(tested) != rows or not np.array_equal(tested, np.arange(rows)):
         raise DataError(

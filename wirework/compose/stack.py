@@ -258,8 +258,17 @@ class Stack(NamedEstimators, TrainedEstimators, RoutedWeights, WeightedFit, Comp
             Weights given under an alias (``w=``) that learners requested:
             the final estimator would get them as that keyword, which no
             scikit-learn model's ``fit`` takes, and scikit-learn's stacking
-            refuses such a fit (a ``TypeError``).
+            refuses such a fit (a ``TypeError``). ``groups=``, routing on or
+            off: the ``cv`` splitter gets none (nor does scikit-learn's); the
+            message says to give ``cv`` the splits.
         """
+        if "groups" in fit_params:  # a GroupKFold's, say: scikit-learn's stacking refuses them too (a TypeError)
+            raise ArgumentError(
+                f"{type(self).__name__}.fit got groups=..., which a stack does not take: its components get "
+                "sample_weight only, and its cv splitter no groups, as scikit-learn's stacking gives its splitter "
+                "none. For a splitter that needs them (GroupKFold), give cv the splits themselves: "
+                "cv=list(GroupKFold(5).split(X, y, groups))."
+            )
         weights, routes = super()._fit_weights(sample_weight, fit_params)
         if routes is not None and fit_params:  # weights under an alias
             given = ", ".join(f"{key}=..." for key in sorted(fit_params))
@@ -291,9 +300,15 @@ class Stack(NamedEstimators, TrainedEstimators, RoutedWeights, WeightedFit, Comp
         classifier = self._kind() == "classifier"
         methods = self._methods(estimators, classifier)
         if not hasattr(self.final_estimator, "predict"):
+            default = (
+                " A stack has no default final estimator (scikit-learn's stacking takes None for RidgeCV() or "
+                "LogisticRegression()): give one."
+                if self.final_estimator is None
+                else ""
+            )
             raise GraphError(
                 f"{owner}: final_estimator ({type(self.final_estimator).__name__}) has no predict(); "
-                "give a regressor or a classifier."
+                f"give a regressor or a classifier.{default}"
             )
         if prefit:
             _check_prefit(owner, estimators, self.levels)
