@@ -74,6 +74,23 @@ def test_two_levels_pass_raw_features_upwards():
     assert stack.score(X, y) > 0.4
 
 
+def test_two_levels_equal_scikit_learn_s_stack_whose_final_estimator_is_a_stack():
+    # level 2 learns from level 1's out-of-fold predictions and the raw features, then the final estimator from
+    # level 2's: scikit-learn's stacking with passthrough=True whose final estimator is a stacking of the learners
+    X, y = DIABETES
+    ours = ww.Stack(regressors(), Ridge(), cv=KFold(5), levels=2).fit(X, y)
+    inner = StackingRegressor(regressors(), Ridge(), cv=KFold(5))
+    theirs = StackingRegressor(regressors(), inner, cv=KFold(5), passthrough=True).fit(X, y)
+    assert np.abs(ours.predict(X) - theirs.predict(X)).max() <= 1e-10
+    X, y = load_breast_cancer(return_X_y=True)
+    X = (X - X.mean(axis=0)) / X.std(axis=0)
+    learners = [("lr", LogisticRegression()), ("nb", GaussianNB())]
+    ours = ww.Stack(learners, LogisticRegression(), cv=StratifiedKFold(5), levels=2).fit(X, y)
+    inner = StackingClassifier(learners, LogisticRegression(), cv=StratifiedKFold(5))
+    theirs = StackingClassifier(learners, inner, cv=StratifiedKFold(5), passthrough=True).fit(X, y)
+    assert np.abs(ours.predict_proba(X) - theirs.predict_proba(X)).max() <= 1e-10
+
+
 def test_learners_named_final_and_labels_are_learners_as_in_scikit_learn():
     X, y = load_iris(return_X_y=True)
     y = np.array(["setosa", "versicolor", "virginica"])[y]
