@@ -297,8 +297,8 @@ def test_a_splitter_that_needs_groups_is_refused_saying_to_give_its_splits(routi
                        r"groups.*cv=list\(splitter\.split\(X, y, groups\)\)"):
         ww.Stack(regressors(), Ridge(), cv=GroupKFold(3)).fit(X, y)
     with sklearn.config_context(enable_metadata_routing=routing):
-        with pytest.raises(ww.ArgumentError, match=r"Stack\.fit got groups=\.\.\., which a stack does not take.*"
-                           r"cv=list\(GroupKFold\(5\)\.split\(X, y, groups\)\)"):
+        with pytest.raises(ww.ArgumentError, match=r"Stack\.fit takes X, y and sample_weight\. Received also: "
+                           r"\['groups'\]\. .*cv=list\(GroupKFold\(5\)\.split\(X, y, groups\)\)"):
             ww.Stack(regressors(), Ridge(), cv=GroupKFold(3)).fit(X, y, groups=groups)
         with pytest.raises(TypeError if routing else ValueError):  # routing off: "only supported if ... routing"
             StackingRegressor(regressors(), Ridge(), cv=GroupKFold(3)).fit(X, y, groups=groups)

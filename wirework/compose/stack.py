@@ -264,9 +264,9 @@ class Stack(NamedEstimators, TrainedEstimators, RoutedWeights, WeightedFit, Comp
         """
         if "groups" in fit_params:  # a GroupKFold's, say: scikit-learn's stacking refuses them too (a TypeError)
             raise ArgumentError(
-                f"{type(self).__name__}.fit got groups=..., which a stack does not take: its components get "
-                "sample_weight only, and its cv splitter no groups, as scikit-learn's stacking gives its splitter "
-                "none. For a splitter that needs them (GroupKFold), give cv the splits themselves: "
+                f"{type(self).__name__}.fit takes X, y and sample_weight. Received also: {sorted(fit_params)}. Its "
+                "components get sample_weight only, and its cv splitter no groups, as scikit-learn's stacking gives "
+                "its splitter none. For a splitter that needs them (GroupKFold), give cv the splits themselves: "
                 "cv=list(GroupKFold(5).split(X, y, groups))."
             )
         weights, routes = super()._fit_weights(sample_weight, fit_params)
