@@ -72,3 +72,52 @@ def test_a_machines_arguments_are_numbered_once_across_them_and_a_sourceless_nod
         constant(np.ones((2, 2)))
     with pytest.raises(ww.ArgumentError, match=r"an executor \(ww.ThreadExecutor, ww.ProcessExecutor, ww.DaskExecutor\)"):
         ww.machine(Ridge(), X, y).fit(executor="dask", verbose=0)
+
+
+def _clashing_network():
+    """A user's machine named ``m1`` and source named ``s1`` next to unnamed ones."""
+    X, y = ww.source(np.ones((4, 2)), name="s1"), ww.source(np.arange(4.0))
+    std = ww.machine(StandardScaler(), X, name="m1")
+    ridge = ww.machine(Ridge(), std.transform(X), y)
+    return ridge.predict(ridge.args[0]), std, ridge
+
+
+def test_auto_names_skip_the_names_users_gave():
+    # the unnamed Ridge was shown as m1 too, and the unnamed target as s1: predict(m1, transform(m1, s1))
+    yhat, std, ridge = _clashing_network()
+    assert repr(yhat) == "predict(m2, transform(m1, s1))"
+    dot = yhat.to_dot()
+    assert 'label="m1\\nStandardScaler"' in dot and 'label="m2\\nRidge"' in dot
+    assert 'label="s1"' in dot and 'label="s2"' in dot  # the target, reached through a training edge only
+    texts = [" ".join(t.itertext()) for t in ET.fromstring(yhat.to_svg()).iter("{http://www.w3.org/2000/svg}text")]
+    assert sorted(t for t in texts if t[:1] in "ms" and t[1:2].isdigit()) == [
+        "m1 StandardScaler", "m2 Ridge", "s1", "s2"
+    ]
+    # a machine's own name is taken in its repr and its errors: its arguments' unnamed machines skip it
+    again = ww.machine(Ridge(), std.transform(std.args[0]), ridge.args[1], name="m1")
+    unnamed = ww.machine(StandardScaler(), std.args[0])
+    other = ww.machine(Ridge(), unnamed.transform(std.args[0]), ridge.args[1], name="m1")
+    assert repr(again) == "machine(Ridge(), transform(m1#2, s1), s2, name='m1')"  # two machines named m1
+    assert repr(other) == "machine(Ridge(), transform(m2, s1), s2, name='m1')"
+
+
+def test_names_are_unique_across_several_formulas_and_a_name_two_share_is_told_apart():
+    yhat, std, ridge = _clashing_network()
+    from wirework.graph.inspect import formulas
+
+    # numbered once across the formulas: the user's m1 appears only in the second
+    assert formulas([ridge.args[1] * 1, yhat]) == ["(s2 * 1)", "predict(m2, transform(m1, s1))"]
+    first, second = ww.source(np.ones(3), name="X"), ww.source(np.ones(3), name="X")
+    assert repr(first + second) == "(X + X#2)"
+    a = ww.machine(StandardScaler(), first, name="scale")
+    b = ww.machine(StandardScaler(), second, name="scale")
+    both = a.transform(first) + b.transform(second)
+    assert repr(both) == "(transform(scale, X) + transform(scale#2, X#2))"
+    assert repr(both) == repr(both)  # stable
+    # a suffix skips a name a user gave; machines and sources share the names
+    third = ww.source(np.ones(3), name="X#2")
+    assert repr(first + second + third) == "((X + X#3) + X#2)"
+    named_m1 = ww.source(np.ones((3, 1)), name="m1")
+    assert repr(ww.machine(Ridge(), named_m1, first).predict(named_m1)) == "predict(m2, m1)"
+    labels = [line.split("label=")[1].split(",")[0] for line in both.to_dot().splitlines() if "hexagon" in line]
+    assert labels == ['"scale\\nStandardScaler"', '"scale#2\\nStandardScaler"']

@@ -2,12 +2,14 @@
 
 Unnamed machines are numbered ``m1, m2, …`` and unnamed sources ``s1, s2,
 …`` in the order a formula meets them, reading from the outermost operation
-inwards, so the same network always prints the same way.
+inwards, so the same network always prints the same way. Each name shown
+stands for one machine or source: numbers skip the names users gave, and a
+name given to two is told apart (``X``, ``X#2``).
 """
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
@@ -25,23 +27,74 @@ _MAX_LENGTH = 400
 
 
 class _Names:
-    """Stable display names for the machines and sources of one view."""
+    """Display names for the machines and sources of one view, unique within it.
 
-    def __init__(self) -> None:
+    A name given by the user wins: the first item of the view holding it (in
+    reading order) shows it as is, and a later item holding the same name
+    shows it with ``#2``, ``#3``… Unnamed machines are numbered ``m1, m2, …``
+    and unnamed sources ``s1, s2, …`` in reading order, skipping every name
+    the view holds already. Machines and sources share one namespace.
+    """
+
+    def __init__(self, items: Iterable[Machine | Node] = (), *, taken: Iterable[str] = ()) -> None:
         self._names: dict[int, str] = {}
         self._counts = {"machine": 0, "source": 0}
+        items = list(items)
+        # every name a user gave, reserved before any is handed out: auto names and suffixes skip them all
+        self._reserved: set[str] = {name for item in items if (name := _given(item))}
+        # names shown beside the view (a machine's own, next to its arguments): no item of the view takes them
+        self._shown: set[str] = set(taken)
+        for item in items:
+            self(item)
 
     def __call__(self, item: Machine | Node) -> str:
         key = id(item)
-        if key not in self._names:
-            given = getattr(item, "name", None)
-            if given:
-                self._names[key] = given
+        name = self._names.get(key)
+        if name is None:
+            given = _given(item)
+            if given is not None:
+                name, k = given, 1
+                # a later item with a name the view shows already: the next number no user gave as a name
+                while name in self._shown or (k > 1 and name in self._reserved):
+                    k += 1
+                    name = f"{given}#{k}"
             else:
                 kind = "machine" if item.kind == "machine" else "source"
-                self._counts[kind] += 1
-                self._names[key] = f"{kind[0]}{self._counts[kind]}"
-        return self._names[key]
+                while True:
+                    self._counts[kind] += 1
+                    name = f"{kind[0]}{self._counts[kind]}"
+                    if name not in self._reserved and name not in self._shown:
+                        break
+            self._shown.add(name)
+            self._names[key] = name
+        return name
+
+
+def _given(item: Machine | Node) -> str | None:
+    """The name the user gave ``item``, or ``None`` (an empty name counts as none)."""
+    return getattr(item, "name", None) or None
+
+
+def _reading_order(targets: Iterable[Node]) -> list[Machine | Node]:
+    """The machines and sources the formulas of ``targets`` show, in the order they are read: outermost first,
+    left to right, each once (iterative: no recursion limit)."""
+    found: list[Machine | Node] = []
+    seen: set[int] = set()
+    for target in targets:
+        stack = [target]
+        while stack:
+            node = stack.pop()
+            if id(node) in seen:
+                continue
+            seen.add(id(node))
+            if node.kind == "dynamic":
+                if id(node.machine) not in seen:
+                    seen.add(id(node.machine))
+                    found.append(node.machine)
+            elif node.kind == "source":
+                found.append(node)
+            stack.extend(reversed(node.parents))
+    return found
 
 
 def _constant(value: Any) -> str:
@@ -53,33 +106,23 @@ def _constant(value: Any) -> str:
     return text if len(text) <= 40 else text[:37] + "..."
 
 
-def formulas(targets: Sequence[Node]) -> list[str]:
-    """Each node as an expression (see :func:`formula`), machines and sources numbered once across all of them:
-    a machine's training arguments from two unnamed sources read ``s1, s2``, not ``s1, s1``."""
-    names = _Names()
+def formulas(targets: Sequence[Node], *, also: Sequence[Machine] = ()) -> list[str]:
+    """Each node as an expression (see :func:`formula`), machines and sources named once across all of them:
+    a machine's training arguments from two unnamed sources read ``s1, s2``, not ``s1, s1``. The names of the
+    machines ``also`` are taken too (a machine's own, shown next to its arguments)."""
+    names = _Names(_reading_order(targets), taken=[name for m in also if (name := _given(m))])
     return [formula(target, names) for target in targets]
 
 
 def formula(target: Node, names: _Names | None = None) -> str:
     """The node as an expression, e.g. ``inverse_transform(m1, predict(m2, X))``.
 
-    Subexpressions longer than a few hundred characters are cut with ``…``.
+    Machines and sources are named as :class:`_Names` says. Subexpressions
+    longer than a few hundred characters are cut with ``…``.
     """
-    names = names or _Names()
+    if names is None:
+        names = _Names(_reading_order([target]))
     texts: dict[int, str] = {}
-    # Name machines and sources in reading order (outermost first, left to right).
-    stack = [target]
-    seen: set[int] = set()
-    while stack:
-        node = stack.pop()
-        if id(node) in seen:
-            continue
-        seen.add(id(node))
-        if node.kind == "dynamic":
-            names(node.machine)
-        elif node.kind == "source":
-            names(node)
-        stack.extend(reversed(node.parents))
     for node in ancestry([target]):
         if node.kind == "source":
             text = names(node)
@@ -95,8 +138,6 @@ def formula(target: Node, names: _Names | None = None) -> str:
 
 def _graph(target: Node) -> tuple[list[drawing.Vertex], list[drawing.Edge]]:
     """Vertices and edges of the completed graph upstream of ``target``."""
-    names = _Names()
-    formula(target, names)  # fixes the display names of the formula's machines first
     ids: dict[int, str] = {}
     vertices: list[drawing.Vertex] = []
     edges: list[drawing.Edge] = []
@@ -113,6 +154,8 @@ def _graph(target: Node) -> tuple[list[drawing.Vertex], list[drawing.Edge]]:
                 machines.append(node.machine)
                 ids[id(node.machine)] = f"machine{len(machines)}"
         pending = [a for m in machines for a in m.args if id(a) not in ids]
+    # the formula's machines and sources first, in its order; then those reached through training edges only
+    names = _Names([*_reading_order([target]), *machines, *(n for n in nodes if n.kind == "source")])
     for node in nodes:
         if node.kind == "source":
             label = names(node)

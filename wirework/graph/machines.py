@@ -231,7 +231,7 @@ class Machine:
     def __repr__(self) -> str:
         from wirework.graph.inspect import formulas
 
-        args = ", ".join(formulas(self._args))
+        args = ", ".join(formulas(self._args, also=[self]))  # its own name is taken: unnamed ones skip it
         name = f", name={self.name!r}" if self.name else ""
         return f"machine({self.model!r}, {args}{name})"
 
@@ -622,9 +622,9 @@ class Machine:
     def _values_failure(self, error: BaseException, node: Node | None, reason: str) -> MachineFitError:
         """The error to raise when computing the training values of this machine raised ``error`` at ``node``
         (a static node's function, say); the machine keeps its last state."""
-        from wirework.graph.inspect import formula
+        from wirework.graph.inspect import formulas
 
-        at = "a node" if node is None else f"the node {formula(node)}"
+        at = "a node" if node is None else f"the node {formulas([node], also=[self])[0]}"
         self._report = {"action": "failed", "reason": f"its training values: {at} raised {quoted(error)}"}
         failure = MachineFitError.wrapping(
             error,
@@ -666,7 +666,7 @@ def _shown(model: Any) -> str:
 def _node_labels(machine: Machine) -> list[str]:
     from wirework.graph.inspect import formulas
 
-    return formulas(machine.args)
+    return formulas(machine.args, also=[machine])
 
 
 def params_key(model: Any, found: tuple[tuple, tuple] | None = None) -> Any:
