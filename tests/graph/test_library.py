@@ -190,3 +190,30 @@ def test_nodes_inside_a_list_are_refused_and_a_mean_of_a_list_of_nodes_is_a_node
         assert repr(both) == "mean(predict(m1, X), predict(m2, X))"
         both.fit(verbose=0)
         np.testing.assert_allclose(both(), (first() + second()) / 2)
+
+
+@ww.lift
+def doubled(x):
+    """A lifted function of the test module: a network using it pickles by reference to it."""
+    return x * 2
+
+
+def test_a_trained_network_of_library_and_lifted_functions_pickles_and_predicts_alike():
+    # pickle found each lifted function's node function (the function wrapped) under the name of the wrapper:
+    # PicklingError "Can't pickle <function hcat>: it's not the same object as wirework.graph.library.hcat"
+    import pickle
+
+    from sklearn.linear_model import Ridge
+
+    X_data = np.arange(24.0).reshape(12, 2)
+    X, y = ww.source(X_data, name="X"), ww.source(X_data @ [1.0, -1.0], name="y")
+    folds = ww.folds(X, 3)
+    inside, outside = ww.restrict(X, folds, 0), ww.corestrict(X, folds, 0)
+    ridge = ww.machine(Ridge(), ww.hcat(outside, doubled(outside)), ww.corestrict(y, folds, 0))
+    yhat = ww.hcat(ridge.predict(ww.hcat(inside, doubled(inside))), ww.vcat(inside, inside)[:4])
+    yhat.fit(verbose=0)
+    restored = pickle.loads(pickle.dumps(yhat))
+    np.testing.assert_array_equal(restored(), yhat())
+    np.testing.assert_array_equal(restored(X_data + 1), yhat(X_data + 1))
+    assert repr(restored) == repr(yhat) and restored.fit(verbose=0).machines()[0].report()["action"] == "skipped"
+    assert doubled(3) == 6 and ww.hcat.__name__ == "hcat"  # the lifted functions behave as before

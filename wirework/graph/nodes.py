@@ -13,6 +13,8 @@ from __future__ import annotations
 
 import functools
 import operator
+import sys
+import types
 from collections.abc import Callable, Mapping
 from typing import TYPE_CHECKING, Any
 
@@ -674,4 +676,25 @@ def lift(function: Callable[..., Any]) -> Callable[..., Any]:
         _refuse_nested(function, args, kwargs)  # computed at once: nodes in a list would meet it uncomputed
         return function(*args, **kwargs)
 
+    _findable_through(lifted, function)
     return lifted
+
+
+def _findable_through(lifted: Callable[..., Any], function: Callable[..., Any]) -> None:
+    """Let pickle find ``function`` (what the nodes of ``lifted`` apply) as ``lifted.__wrapped__``.
+
+    Pickle saves a function by its module and qualified name. Decorated with
+    ``@lift``, that name is bound to the wrapper, so a network holding the
+    function would not pickle ("not the same object as ..."). Such a
+    function (one pickle cannot find under its own name, at module level)
+    is given the qualified name ``<name>.__wrapped__``, which leads from the
+    wrapper to it. A function found under its own name (``ww.lift(np.column_stack)``),
+    a nested function or a lambda (which pickle cannot save anyway) is left as it is.
+    """
+    if not isinstance(function, types.FunctionType) or "<" in function.__qualname__:
+        return
+    found = sys.modules.get(function.__module__)
+    for part in function.__qualname__.split("."):
+        found = getattr(found, part, None)
+    if found is not function:
+        function.__qualname__ = f"{lifted.__qualname__}.__wrapped__"
