@@ -312,3 +312,43 @@ def test_every_error_is_a_wirework_error():
     for error in (*errors, ww.ParameterError, ww.MachineFitError, ww.MachineApplyError, ww.NodeApplyError, ww.ExportError):
         assert issubclass(error, ww.WireworkError)
     assert issubclass(ww.FrozenMachineWarning, ww.WireworkWarning)
+
+
+def deep_network(depth: int):
+    """A chain of ``depth`` nodes, a scaler machine every tenth, and a ridge after them, trained: its root."""
+    X, y = ww.source(X_DATA, name="X"), ww.source(X_DATA[:, 0].copy(), name="y")
+    node = X
+    for i in range(depth):
+        node = node + 1.0 if i % 10 else ww.machine(StandardScaler(), node).transform(node)
+    return ww.machine(Ridge(), node, y, name="ridge").predict(node).fit(verbose=0)
+
+
+@pytest.mark.parametrize("how", ["pickle", "deepcopy"])
+def test_a_deep_network_pickles_and_copies_without_reaching_the_recursion_limit(how):
+    # pickle and deepcopy followed parents and training arguments recursively: RecursionError from ~300 nodes
+    import copy
+    import pickle
+    import sys
+
+    yhat = deep_network(max(3000, sys.getrecursionlimit() * 2))
+    expected = yhat(X_DATA[:3] * 2)
+    twin = pickle.loads(pickle.dumps(yhat)) if how == "pickle" else copy.deepcopy(yhat)
+    np.testing.assert_array_equal(twin(X_DATA[:3] * 2), expected)
+    np.testing.assert_array_equal(twin(), yhat())
+    twin.fit(verbose=0)
+    assert {m.report()["action"] for m in twin.machines()} == {"skipped"}  # trained as the original was
+    assert len({id(m) for m in twin.machines()} & {id(m) for m in yhat.machines()}) == 0
+    assert twin.sources()[0] is not yhat.sources()[0] and twin.sources()[0].name == "X"
+
+
+def test_nodes_pickled_together_stay_shared_and_with_any_protocol():
+    import pickle
+
+    X = ww.source(X_DATA, name="X")
+    scaled = ww.machine(StandardScaler(), X, name="scale").transform(X)
+    first, second = (scaled * 2).fit(verbose=0), scaled + 1
+    for protocol in range(pickle.HIGHEST_PROTOCOL + 1):  # protocols 0 and 1 refused nodes' slots
+        a, b, machine = pickle.loads(pickle.dumps([first, second, scaled.machine], protocol=protocol))
+        assert a.parents[0] is b.parents[0] and a.parents[0].machine is machine and machine.args[0] is a.sources()[0]
+        np.testing.assert_array_equal(b(), scaled() + 1)
+    assert pickle.dumps(first) == pickle.dumps(first)  # nothing left over from the last pickle changes the next

@@ -238,6 +238,7 @@ class Machine:
     def __getstate__(self) -> dict[str, Any]:
         state = self.__dict__.copy()
         state["_output"] = None  # as large as the training data: dropped (condition 7 trains again if needed)
+        state["_upstream"] = state["_training"] = None  # what it keeps of the network's structure: rebuilt when asked
         return state
 
     def __copy__(self) -> Machine:
@@ -245,7 +246,6 @@ class Machine:
         its own (its record of what it needs lists the machine itself: shared, a fit would train the original)."""
         copied = object.__new__(type(self))
         copied.__dict__.update(self.__getstate__())
-        copied._training = None
         return copied
 
     # -- operations: each returns a dynamic node ---------------------------

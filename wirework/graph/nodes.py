@@ -14,7 +14,9 @@ from __future__ import annotations
 import functools
 import operator
 import sys
+import threading
 import types
+import weakref
 from collections.abc import Callable, Mapping
 from typing import TYPE_CHECKING, Any
 
@@ -158,6 +160,30 @@ class Node:
             copied.__dict__.update(self.__dict__)
         copied._order = copied._sources = copied._training = None
         return copied
+
+    def __reduce_ex__(self, protocol: int) -> tuple:
+        """Pickle and ``copy.deepcopy`` a node without recursing through the network (see :class:`_Prelude`).
+
+        The state is the node's fields, without what it keeps of its structure
+        (rebuilt when asked: kept, it would be as large as the network, for
+        each node).
+        """
+        kind = type(self)
+        state = {name: getattr(self, name, None) for name in _fields(kind)}
+        state["_order"] = state["_sources"] = state["_training"] = None
+        if hasattr(self, "__dict__"):  # a subclass without slots
+            state.update(self.__dict__)
+        prelude = _Prelude.of(self)
+        if prelude is not None:
+            state = {"_prelude": prelude, **state}
+        return _blank, (kind,), state
+
+    def __setstate__(self, state: Any) -> None:
+        if isinstance(state, tuple):  # pickled before nodes had __reduce_ex__: (dict or None, slots)
+            state = {**(state[0] or {}), **state[1]}
+        for name, value in state.items():
+            if name != "_prelude":
+                setattr(self, name, value)
 
     # -- calling -----------------------------------------------------------
 
@@ -371,6 +397,61 @@ class Node:
 
     def _repr_html_(self) -> str:
         return f"<div><code>{_html_escape(repr(self))}</code></div>{self.to_svg()}"
+
+
+def _blank(kind: type) -> Node:
+    """A node of class ``kind`` without fields yet: what unpickling fills (``Node.__setstate__``)."""
+    return kind.__new__(kind)
+
+
+#: Per thread: the first prelude of the pickle or deep copy under way (weakly: it lives as long as that does).
+_SAVING = threading.local()
+
+
+class _Prelude(list):
+    """What a pickle (or deep copy) of a node saves before the node's own fields: the nodes and machines it
+    needs (through ordinary and training edges), each after those it needs.
+
+    Saving an object saves what it refers to first, recursively: through a
+    node's parents and a machine's training arguments, a network a few
+    hundred nodes deep exceeded the recursion limit. Saved in this order,
+    each finds what it refers to saved already. The first node saved in a
+    pickle carries the prelude of everything it needs; the others it covers
+    carry none (the pickler's memo holds the prelude, so it lives exactly as
+    long as that pickle). Unpickled, the prelude is dropped.
+    """
+
+    __slots__ = ("covered", "__weakref__")
+
+    def __reduce_ex__(self, protocol: int) -> tuple:
+        return list, (list(self),)  # unpickled as a plain list: only the order of saving matters
+
+    @staticmethod
+    def of(node: Node) -> _Prelude | None:
+        """The prelude ``node`` carries: what it needs that no node saved before in this pickle covered."""
+        reference = getattr(_SAVING, "prelude", None)
+        first = reference() if reference is not None else None
+        covered: set[int] = first.covered if first is not None else set()
+        if id(node) in covered:
+            return None
+        covered.add(id(node))
+        prelude = _Prelude()
+        stack = [(node, iter(node._requires()))]
+        while stack:  # depth first, each item after what it requires, skipping what is covered
+            item, required = stack[-1]
+            for child in required:
+                if id(child) not in covered:
+                    covered.add(id(child))
+                    stack.append((child, iter(child._requires())))
+                    break
+            else:
+                stack.pop()
+                if item is not node:
+                    prelude.append(item)
+        if first is None:
+            prelude.covered = covered
+            _SAVING.prelude = weakref.ref(prelude)
+        return prelude or None
 
 
 _FIELDS: dict[type, tuple[str, ...]] = {}
