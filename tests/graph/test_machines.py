@@ -123,6 +123,29 @@ def test_a_frozen_machine_never_trained_says_to_thaw_it():
         ww.machine(Ridge(), X, y).fitted_model
 
 
+@pytest.mark.parametrize("executor", ["sequential", "threads"])
+def test_the_frozen_warning_points_at_the_callers_fit_and_the_report_says_frozen_even_when_it_is_an_error(executor):
+    # the warning pointed inside wirework (nodes.py, the fit_pass call); turned into an error, it left the
+    # machine's report as it was before the pass
+    yhat, (_, _, scaler, pca, ridge) = chain()
+    yhat.fit()
+    pca.freeze()
+    pca.model.estimator.n_components = 2
+    with pytest.warns(ww.FrozenMachineWarning) as caught:
+        yhat.fit(executor=executor)
+    assert [w.filename for w in caught] == [__file__]
+    with pytest.warns(ww.FrozenMachineWarning) as caught:
+        pca.fit(executor=executor)
+    assert [w.filename for w in caught] == [__file__]
+    import warnings
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", ww.FrozenMachineWarning)
+        with pytest.raises(ww.FrozenMachineWarning):
+            yhat.fit(executor=executor, force=True)
+    assert pca.report()["action"] == "frozen" and pca.report()["reason"] == "frozen; otherwise condition 2: forced"
+
+
 def test_frozen_machine_that_needs_nothing_is_skipped_silently():
     yhat, (_, _, scaler, pca, ridge) = chain()
     yhat.fit()

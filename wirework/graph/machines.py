@@ -5,6 +5,7 @@ from __future__ import annotations
 import copy
 import inspect
 import operator
+import sys
 import warnings
 from typing import TYPE_CHECKING, Any, NamedTuple
 
@@ -516,13 +517,13 @@ class Machine:
             return None
         action, reason = decision[:2]
         if self._frozen:
+            self._report = {"action": "frozen", "reason": f"frozen; otherwise {reason}"}  # before: it may raise
             warnings.warn(
                 f"{self._title()} is frozen and was not trained, though the retraining rules asked for it "
                 f"({reason}). Call thaw() to let it train.",
                 FrozenMachineWarning,
-                stacklevel=5,
+                stacklevel=_callers_level(),
             )
-            self._report = {"action": "frozen", "reason": f"frozen; otherwise {reason}"}
             return None
         try:
             values = list(map(run.value, self._args))
@@ -635,6 +636,17 @@ class Machine:
         )
         failure.__cause__ = error
         return failure
+
+
+def _callers_level() -> int:
+    """The ``stacklevel`` of a warning issued here that points at the first caller outside wirework (the line
+    that called ``fit``, whichever way the call came: a node, a machine, a composite, a thread of a pool)."""
+    frame = sys._getframe(1)
+    level = 1
+    while frame is not None and frame.f_globals.get("__name__", "").partition(".")[0] == "wirework":
+        frame = frame.f_back
+        level += 1
+    return level
 
 
 def scores_with_a_target(model: Any) -> bool:
