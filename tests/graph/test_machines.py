@@ -146,6 +146,14 @@ def test_the_frozen_warning_points_at_the_callers_fit_and_the_report_says_frozen
     assert pca.report()["action"] == "frozen" and pca.report()["reason"] == "frozen; otherwise condition 2: forced"
 
 
+def test_a_machine_name_that_is_not_a_string_is_refused():
+    # it was taken as is, and shown as predict(5, s1)
+    expected = r"Expected a machine name as a str \(or None for no name\)\. Received: int 5\. Give a name such as name='ridge'\."
+    with pytest.raises(ww.ArgumentError, match=expected):
+        ww.machine(Ridge(), X_DATA, Y_DATA, name=5)
+    assert ww.machine(Ridge(), X_DATA, Y_DATA, name=None).name is None
+
+
 def test_frozen_machine_that_needs_nothing_is_skipped_silently():
     yhat, (_, _, scaler, pca, ridge) = chain()
     yhat.fit()

@@ -197,7 +197,9 @@ def same_machines(old: Spec, new: Spec) -> set[str]:
     """Names of the machines of ``new`` (that its root needs) computed as a machine of ``old`` was."""
     used = needed(new)
     old_lineages = {lineage(old, ("machine", k)) for k, m in enumerate(old.machines) if m.name in needed(old)}
-    return {m.name for k, m in enumerate(new.machines) if m.name in used and lineage(new, ("machine", k)) in old_lineages}
+    return {
+        m.name for k, m in enumerate(new.machines) if m.name in used and lineage(new, ("machine", k)) in old_lineages
+    }
 
 
 # -- drawing specs -----------------------------------------------------------------------------------------------

@@ -763,6 +763,11 @@ def machine(model: Any, *args: Any, name: str | None = None) -> Machine:
             f"Expected a model with a fit() method (a scikit-learn estimator)"
             f"{'' if name is None else f' for machine {name!r}'}. Received: {describe(model)}."
         )
+    if name is not None and not isinstance(name, str):
+        raise ArgumentError(
+            f"Expected a machine name as a str (or None for no name). Received: {describe(name)}. "
+            "Give a name such as name='ridge'."
+        )
     if not 1 <= len(args) <= 3:
         raise GraphError(
             f"Expected 1 training argument (X, unsupervised), 2 (X, y) or 3 (X, y, sample_weight) "
