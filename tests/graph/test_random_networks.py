@@ -455,3 +455,59 @@ def test_frozen_machines_keep_their_training_and_catch_up_when_thawed(spec, data
             caught_up.add(name)
     assert sorted(fits()) == sorted(caught_up)
     assert_same(values(root), from_scratch(spec))
+
+
+#: A hyperparameter value each kind refuses when it trains (scikit-learn's parameter validation).
+REFUSED = {
+    "scaler": ("with_mean", "yes"),
+    "pca": ("n_components", -5),
+    "ridge": ("alpha", -1.0),
+    "tree": ("max_depth", 0),
+    "knn": ("n_neighbors", 0),
+}
+
+
+@SETTINGS
+@given(specs(), st.data())
+def test_a_failed_fit_leaves_every_machine_whole_and_the_next_fit_resumes(spec, data):
+    spec = spec.copy()
+    Counting.events.clear()
+    X, y = fresh_sources()
+    root, machines = build(spec, X, y)
+    root.fit(verbose=0)
+    trained = {name: (m.state, m.fitted_model) for name, m in machines.items()}
+    original = {m.name: m.params for m in spec.machines}
+    for k in data.draw(st.lists(st.integers(0, len(spec.machines) - 1), max_size=2), label="changed"):
+        m = spec.machines[k]
+        spec.machines[k] = replace(m, params=other_params(data.draw, m))
+        machines[m.name].model.set_params(**{f"estimator__{p}": v for p, v in spec.machines[k].params})
+    failing = spec.machines[data.draw(st.integers(0, len(spec.machines) - 1), label="failing")]
+    name, value = REFUSED[failing.kind]
+    machines[failing.name].model.set_params(**{f"estimator__{name}": value})
+    on_error = data.draw(st.sampled_from(["raise", "continue"]), label="on_error")
+    executor = data.draw(st.sampled_from(["sequential", "threads"]), label="executor")
+    Counting.events.clear()
+    try:
+        root.fit(verbose=0, on_error=on_error, executor=executor, n_jobs=2)
+    except ww.MachineFitError as error:
+        assert error.machine is machines[failing.name] and isinstance(error, ValueError)
+    else:
+        raise AssertionError("the refused hyperparameter did not fail the fit")
+    first = fits()
+    for machine_name, m in machines.items():  # each machine is its last training or a new one, whole
+        action = m.report()["action"]
+        if action in ("trained", "updated"):
+            assert m.state == trained[machine_name][0] + 1 and m.fitted_model is not trained[machine_name][1]
+        else:
+            assert action in ("failed", "blocked", "skipped"), action
+            assert (m.state, m.fitted_model) == trained[machine_name]
+    assert machines[failing.name].report()["action"] == "failed"
+    below_failure = downstream(spec, {failing.name}) - {failing.name}
+    assert not any(machines[n].report()["action"] in ("trained", "updated") for n in below_failure)
+    # the failing machine given a value it takes: the next fit trains what is left, once
+    machines[failing.name].model.set_params(**{f"estimator__{p}": v for p, v in failing.params})
+    Counting.events.clear()
+    root.fit(verbose=0)
+    changed = {m.name for m in spec.machines if m.params != original[m.name]}
+    assert sorted(first + fits()) == sorted([*downstream(spec, changed), failing.name])
+    assert_same(values(root), from_scratch(spec))
