@@ -345,10 +345,19 @@ def test_set_params_retrains_exactly_what_is_downstream_and_equals_a_fresh_build
         for name in retrained:  # condition 3 is checked first: a machine after one that retrained cites it
             after = needs_of(spec)[name] & retrained
             assert machines[name].report()["reason"].startswith("condition 3" if after else cause)
+        states = {name: m.state for name, m in machines.items()}
+        for name, m in machines.items():  # the reports agree with the fits: each says what its visit did
+            report = m.report()
+            assert report["state"] == m.state and report["machine"] == name and report["model"] == "Counting"
+            first_cause = name in changed and not needs_of(spec)[name] & retrained
+            updated = first_cause and cause == "condition 6"
+            assert report["action"] == ("updated" if updated else "trained" if name in retrained else "skipped")
+            assert ("fit_time" in report and report["n_rows"] == N_ROWS) == (name in retrained)
         assert_same(values(root), from_scratch(spec, data_now))
         Counting.events.clear()
         root.fit(verbose=0)
-        assert fits() == []
+        assert fits() == [] and {m.report()["action"] for m in machines.values()} == {"skipped"}
+        assert {name: m.state for name, m in machines.items()} == states
 
 
 @SETTINGS
