@@ -4,6 +4,9 @@ import xml.etree.ElementTree as ET
 
 import numpy as np
 import pytest
+from _counting import Toy
+from hypothesis import given, settings
+from hypothesis import strategies as st
 from sklearn.linear_model import Ridge
 from sklearn.preprocessing import StandardScaler
 from sklearn.tree import DecisionTreeRegressor
@@ -121,3 +124,37 @@ def test_names_are_unique_across_several_formulas_and_a_name_two_share_is_told_a
     assert repr(ww.machine(Ridge(), named_m1, first).predict(named_m1)) == "predict(m2, m1)"
     labels = [line.split("label=")[1].split(",")[0] for line in both.to_dot().splitlines() if "hexagon" in line]
     assert labels == ['"scale\\nStandardScaler"', '"scale#2\\nStandardScaler"']
+
+
+NAMES = [None, None, "m1", "m2", "s1", "s2", "X", "X#2"]
+
+
+@st.composite
+def named_networks(draw):
+    """A random network of toy machines whose machines and sources take names from a pool that clashes with
+    the numbers given to unnamed ones (and with each other)."""
+    nodes = [ww.source(np.ones(3), name=draw(st.sampled_from(NAMES))) for _ in range(draw(st.integers(1, 3)))]
+    items = list(nodes)
+    for _ in range(draw(st.integers(1, 6))):
+        if draw(st.booleans()):
+            args = [nodes[draw(st.integers(0, len(nodes) - 1))] for _ in range(draw(st.integers(1, 2)))]
+            machine = ww.machine(Toy(), *args, name=draw(st.sampled_from(NAMES)))
+            items.append(machine)
+            nodes.append(machine.transform(nodes[draw(st.integers(0, len(nodes) - 1))]))
+        else:
+            nodes.append(nodes[draw(st.integers(0, len(nodes) - 1))] + nodes[draw(st.integers(0, len(nodes) - 1))])
+    return ww.node(lambda *values: values, *nodes), items
+
+
+@settings(max_examples=60, deadline=None)
+@given(named_networks())
+def test_every_machine_and_source_of_a_drawing_has_a_name_of_its_own(net):
+    root, items = net
+    vertices = [line for line in root.to_dot().splitlines() if "[label=" in line]
+    shown = [v.split('label="')[1].split('"')[0].split("\\n")[0] for v in vertices if "ellipse" in v or "hexagon" in v]
+    assert len(shown) == len(set(shown)) == len(items)  # every one drawn, each with a name no other shows
+    given = [item.name for item in items if item.name]
+    unique = [name for name in given if given.count(name) == 1]
+    assert set(unique) <= set(shown)  # a name given to one only is shown as given
+    assert all(name in given or name[0] in "ms" and name[1:].isdigit() for name in shown if "#" not in name)
+    assert repr(root) == repr(root) and root.to_dot() == root.to_dot()
