@@ -187,3 +187,13 @@ def test_new_source_data_retrains_exactly_what_depends_on_it(net, data):
     direct = {m for m in machines if src in ancestry(m.args)}
     expected = closure(direct, needs, machines)
     assert sorted(fitted_tags()) == sorted(m.model.tag for m in expected)
+
+
+@SETTINGS
+@given(networks(), st.data())
+def test_one_walk_finds_the_upstream_machines_and_sources_in_their_own_orders(net, data):
+    from wirework.graph.topology import upstream, upstream_machines, upstream_sources
+
+    nodes = net[3]["nodes"]
+    picks = data.draw(st.lists(st.sampled_from(nodes), min_size=1, max_size=3))
+    assert upstream(picks) == (upstream_machines(picks), upstream_sources(picks))

@@ -44,8 +44,7 @@ from wirework.graph.nodes import DynamicNode, FitPredictNode, Node, Source
 from wirework.graph.topology import (
     TrainingGraph,
     state_of,
-    upstream_machines,
-    upstream_sources,
+    upstream,
     version_of,
 )
 
@@ -444,7 +443,7 @@ class Machine:
 
     def _upstream_of_args(self) -> tuple[tuple[Machine, ...], tuple[Source, ...]]:
         if self._upstream is None:
-            self._upstream = (upstream_machines(self._args), upstream_sources(self._args))
+            self._upstream = upstream(self._args)  # one walk of the arguments' ancestry
         return self._upstream
 
     def _decide(

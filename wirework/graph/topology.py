@@ -37,6 +37,7 @@ __all__ = [
     "state_of",
     "training_graph",
     "training_order",
+    "upstream",
     "upstream_machines",
     "upstream_sources",
     "version_of",
@@ -217,6 +218,20 @@ def _owe(owing: dict[int, str], machine: Machine, method: str) -> None:
             "training data, but it trains by one of them. Take one: compute the other from new data "
             "(mach.transform of another node), or use two machines."
         )
+
+
+def upstream(nodes: Iterable[Node]) -> tuple[tuple[Machine, ...], tuple[Node, ...]]:
+    """``(upstream_machines(nodes), upstream_sources(nodes))`` from one walk of their ancestry (each in the
+    same order as alone)."""
+    found: dict[int, Machine] = {}
+    sources = []
+    for node in ancestry(nodes):
+        kind = node.kind
+        if kind == "dynamic":
+            found.setdefault(id(node.machine), node.machine)
+        elif kind == "source":
+            sources.append(node)
+    return tuple(found.values()), tuple(sources)
 
 
 def upstream_machines(nodes: Iterable[Node]) -> tuple[Machine, ...]:

@@ -25,7 +25,8 @@ from wirework.errors import ArgumentError, WireworkError
 from wirework.graph.cache import FitCache
 from wirework.graph.data import describe
 from wirework.graph.nodes import apply_failure
-from wirework.graph.topology import state_of, upstream_machines, upstream_sources, version_of
+from wirework.graph import topology
+from wirework.graph.topology import state_of, version_of
 
 if TYPE_CHECKING:  # pragma: no cover
     from wirework.graph.machines import Machine
@@ -49,7 +50,7 @@ class TrainingValues:
     def stamp(self, node: Node) -> tuple:
         upstream = self._upstream.get(node)
         if upstream is None:
-            upstream = self._upstream[node] = (upstream_machines([node]), upstream_sources([node]))
+            upstream = self._upstream[node] = topology.upstream([node])
         machines, sources = upstream
         return tuple(map(state_of, machines)), tuple(map(version_of, sources))
 
