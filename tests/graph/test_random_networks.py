@@ -5,10 +5,14 @@ machines (a scaler, PCA, ridge, tree or nearest-neighbours model, each
 wrapped in ``Counting`` to log its real fits) and nodes (a machine's
 operation, ``hcat``, a product by a constant). The test keeps its own book
 of who needs whom, built from the spec alone, and compares the library with
-it: after a change exactly the machines downstream of it train, a fit with
-nothing changed trains nothing, the values equal those of the changed spec
-built and trained from scratch, and a network built again from an edited
-spec (out of place) carries over exactly the machines that are the same.
+it: after a change (``set_params``, new source data) exactly the machines
+downstream of it train, and their reports say why; a fit with nothing
+changed trains nothing; the values equal those of the changed spec built
+and trained from scratch; a network built again from an edited spec (out
+of place) carries over exactly the machines that are the same and leaves
+the first untouched; frozen machines keep their training and catch up when
+thawed; a fit that fails at one machine leaves every machine whole and the
+next fit trains what is left, once; copies and pickles retrain alike.
 """
 
 from __future__ import annotations
