@@ -437,12 +437,17 @@ class Composite(_SetOutputMixin, BaseEstimator, auto_wrap_output_keys=None):
             tags.target_tags.required = True
         if self._provides("transform"):
             tags.transformer_tags = tags.transformer_tags or TransformerTags()
+        self._component_tags(tags)
+        return tags
+
+    def _component_tags(self, tags: Any) -> None:
+        """Set in ``tags`` what the components decide: sparse and NaN input (all of :meth:`_components` take
+        it), and randomness (any of them)."""
         inner = [get_tags(c) for c in self._components() if hasattr(c, "__sklearn_tags__")]  # fit says what else is wrong
         if inner:
             tags.input_tags.sparse = all(t.input_tags.sparse for t in inner)
             tags.input_tags.allow_nan = all(t.input_tags.allow_nan for t in inner)
             tags.non_deterministic = any(t.non_deterministic for t in inner)
-        return tags
 
     # -- building ------------------------------------------------------------
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import copy
 from collections.abc import Callable
 from typing import Any
 
@@ -10,8 +11,9 @@ import numpy as np
 from sklearn.base import DensityMixin, OutlierMixin
 from sklearn.preprocessing import FunctionTransformer
 from sklearn.utils import get_tags
+from sklearn.utils._tags import TransformerTags
 
-from wirework.errors import ArgumentError, GraphError, ParameterError
+from wirework.errors import ArgumentError, GraphError, ParameterError, WireworkError
 from wirework.graph.data import describe
 from wirework.graph.machines import Machine, machine, scores_with_a_target
 from wirework.graph.nodes import Node, Source, node
@@ -199,6 +201,44 @@ class Pipeline(NamedEstimators, RoutedWeights, WeightedFit, Composite):
     def _multi_output(self) -> bool:
         """Several targets when the last step learns them, as scikit-learn's ``Pipeline`` tags say."""
         return learns_several_targets(self._last_step())
+
+    def _component_tags(self, tags: Any) -> None:
+        """The tags scikit-learn's ``Pipeline`` takes from its steps, from the steps that run (not those skipped).
+
+        As scikit-learn's: sparse input when every step takes it (so the
+        identity, with no step, takes it: it gives ``X`` back), ``pairwise``
+        from the first step (a precomputed kernel: cross-validation then
+        splits its columns too), and the last step's classifier and regressor
+        tags. Where scikit-learn's ``Pipeline`` keeps its defaults, what the
+        network does: NaN input when every step takes it (the identity
+        does), randomness when any step or the target transformer has it,
+        and the dtypes a transformer pipeline keeps, those every step keeps
+        (the identity: float64 and float32; scikit-learn copies the last
+        step's). Steps that cannot be read leave the defaults: ``fit`` says
+        what is wrong with them.
+        """
+        try:
+            steps = [step for _, step in self._live_steps()]
+            inner = [get_tags(step) for step in steps]
+            around = [get_tags(self.target_transformer)] if self.target_transformer is not None else []
+        except (WireworkError, AttributeError, TypeError, ValueError):
+            return
+        tags.input_tags.sparse = all(t.input_tags.sparse for t in inner)
+        tags.input_tags.allow_nan = all(t.input_tags.allow_nan for t in inner)
+        tags.input_tags.pairwise = bool(inner) and inner[0].input_tags.pairwise
+        tags.non_deterministic = any(t.non_deterministic for t in [*inner, *around])
+        if not inner:  # the identity: X itself, as it came
+            if tags.transformer_tags is not None:
+                tags.transformer_tags.preserves_dtype = ["float64", "float32"]
+            return
+        last = inner[-1]
+        if tags.classifier_tags is not None and last.classifier_tags is not None:
+            tags.classifier_tags = copy.deepcopy(last.classifier_tags)
+        if tags.regressor_tags is not None and last.regressor_tags is not None:
+            tags.regressor_tags = copy.deepcopy(last.regressor_tags)
+        if tags.transformer_tags is not None:
+            kept = [(t.transformer_tags or TransformerTags()).preserves_dtype for t in inner]
+            tags.transformer_tags.preserves_dtype = [d for d in kept[-1] if all(d in k for k in kept)] or ["float64"]
 
     def _fits_and_predicts(self) -> bool:
         """``fit_predict`` when the last step has one (clusterers, outlier detectors), as scikit-learn's
@@ -395,6 +435,16 @@ class TransformedTarget(RoutedWeights, WeightedFit, Composite):
 
     def _components(self) -> list[Any]:
         return [self.regressor]
+
+    def _component_tags(self, tags: Any) -> None:
+        """The regressor's: sparse and NaN input, randomness, and ``pairwise`` (it sees ``X`` as given, so
+        cross-validation splits a precomputed kernel's columns too, which scikit-learn's
+        ``TransformedTargetRegressor`` does not say)."""
+        super()._component_tags(tags)
+        try:
+            tags.input_tags.pairwise = get_tags(self.regressor).input_tags.pairwise
+        except (AttributeError, TypeError, ValueError):  # fit says what is wrong with it
+            pass
 
     def _weight_routes(self) -> list[tuple[str, Any, str]]:
         return [("regressor", self.regressor, "fit")]

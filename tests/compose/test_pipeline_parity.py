@@ -1,0 +1,168 @@
+"""ww.Pipeline and ww.TransformedTarget against scikit-learn's Pipeline and TransformedTargetRegressor on what
+surrounds the predictions: tags, sparse input, splits of precomputed kernels."""
+
+import numpy as np
+import pytest
+import scipy.sparse as sp
+from sklearn.base import BaseEstimator, TransformerMixin
+from sklearn.cluster import DBSCAN, KMeans
+from sklearn.compose import TransformedTargetRegressor
+from sklearn.datasets import load_diabetes, load_iris
+from sklearn.decomposition import PCA, TruncatedSVD
+from sklearn.ensemble import HistGradientBoostingRegressor, IsolationForest, RandomForestClassifier
+from sklearn.feature_extraction.text import TfidfTransformer
+from sklearn.impute import SimpleImputer
+from sklearn.linear_model import LogisticRegression, MultiTaskLasso, Ridge
+from sklearn.metrics.pairwise import euclidean_distances, rbf_kernel
+from sklearn.model_selection import KFold, cross_val_score
+from sklearn.neighbors import KNeighborsClassifier, KNeighborsRegressor, LocalOutlierFactor
+from sklearn.pipeline import Pipeline as SkPipeline
+from sklearn.preprocessing import MaxAbsScaler, OneHotEncoder, StandardScaler
+from sklearn.svm import SVC
+from sklearn.utils import get_tags
+from sklearn.utils.estimator_checks import check_transformer_preserve_dtypes
+
+import wirework as ww
+
+X_DATA, Y_DATA = load_diabetes(return_X_y=True)
+X_IRIS, Y_IRIS = load_iris(return_X_y=True)
+
+#: Step lists whose tags scikit-learn's Pipeline takes from the steps: ours must say the same.
+TAGGED = {
+    "scaler": lambda: [("scale", StandardScaler())],
+    "sparse scaler, ridge": lambda: [("scale", MaxAbsScaler()), ("ridge", Ridge())],
+    "dense scaler, ridge": lambda: [("scale", StandardScaler()), ("ridge", Ridge())],
+    "imputer, boosting": lambda: [("impute", SimpleImputer()), ("boost", HistGradientBoostingRegressor())],
+    "forest": lambda: [("forest", RandomForestClassifier())],
+    "precomputed svc": lambda: [("svc", SVC(kernel="precomputed"))],
+    "precomputed neighbours": lambda: [("knn", KNeighborsClassifier(metric="precomputed"))],
+    "kmeans": lambda: [("kmeans", KMeans())],
+    "dbscan": lambda: [("dbscan", DBSCAN())],
+    "lof": lambda: [("lof", LocalOutlierFactor())],
+    "isolation": lambda: [("iso", IsolationForest())],
+    "multi-task": lambda: [("lasso", MultiTaskLasso())],
+    "svd, logistic": lambda: [("svd", TruncatedSVD()), ("lr", LogisticRegression())],
+    "tf-idf": lambda: [("tfidf", TfidfTransformer())],
+    "one-hot": lambda: [("onehot", OneHotEncoder())],
+}
+
+
+class Noisy(TransformerMixin, BaseEstimator):
+    """A transformer whose output is random: tagged non-deterministic (no scikit-learn estimator is)."""
+
+    def fit(self, X, y=None):
+        return self
+
+    def transform(self, X):
+        return X + np.random.normal(size=np.shape(X))
+
+    def inverse_transform(self, X):
+        return X
+
+    def __sklearn_tags__(self):
+        tags = super().__sklearn_tags__()
+        tags.non_deterministic = True
+        return tags
+
+
+@pytest.mark.parametrize("steps", TAGGED.values(), ids=TAGGED.keys())
+def test_a_pipeline_s_tags_follow_its_steps_as_scikit_learn_s(steps):
+    ours, theirs = get_tags(ww.Pipeline(steps())), get_tags(SkPipeline(steps()))
+    assert ours.estimator_type == theirs.estimator_type
+    assert ours.target_tags.multi_output == theirs.target_tags.multi_output
+    assert ours.input_tags.sparse == theirs.input_tags.sparse
+    assert ours.input_tags.pairwise == theirs.input_tags.pairwise
+    assert ours.classifier_tags == theirs.classifier_tags and ours.regressor_tags == theirs.regressor_tags
+    if theirs.transformer_tags is not None:
+        assert ours.transformer_tags.preserves_dtype == theirs.transformer_tags.preserves_dtype
+
+
+def test_where_a_pipeline_s_tags_say_more_than_scikit_learn_s_they_say_what_the_network_does():
+    # scikit-learn's Pipeline keeps its defaults for these (no NaN, deterministic); ours asks the steps
+    assert get_tags(ww.Pipeline(TAGGED["imputer, boosting"]())).input_tags.allow_nan
+    assert not get_tags(ww.Pipeline(TAGGED["dense scaler, ridge"]() + [("svd", "passthrough")])).input_tags.allow_nan
+    assert not get_tags(ww.Pipeline(TAGGED["dense scaler, ridge"]())).non_deterministic
+    assert get_tags(ww.Pipeline([("scale", StandardScaler()), ("noise", Noisy())])).non_deterministic
+    # the target transformer sees y, not X: its randomness counts, its input tags do not
+    tags = get_tags(ww.Pipeline([("scale", MaxAbsScaler()), ("ridge", Ridge())], target_transformer=Noisy()))
+    assert tags.input_tags.sparse and not get_tags(Noisy()).input_tags.sparse and tags.non_deterministic
+    # a skipped first step: the first step that runs sees X (scikit-learn's Pipeline looks at steps[0] only)
+    assert get_tags(ww.Pipeline([("skip", "passthrough"), ("svc", SVC(kernel="precomputed"))])).input_tags.pairwise
+    # a transformer keeps the dtypes every step keeps (scikit-learn's copies the last step's)
+    assert get_tags(ww.Pipeline([("scale", StandardScaler()), ("skip", "passthrough")])).transformer_tags.preserves_dtype == [
+        "float64", "float32"
+    ]
+
+
+def test_the_identity_pipeline_is_tagged_and_works_as_scikit_learn_s_on_sparse_input():
+    steps = [("a", "passthrough"), ("b", None)]
+    tags = get_tags(ww.Pipeline(steps))
+    assert tags.input_tags.sparse is get_tags(SkPipeline(steps)).input_tags.sparse is True
+    assert tags.input_tags.allow_nan and tags.transformer_tags.preserves_dtype == ["float64", "float32"]
+    for layout in ("csr", "csc"):
+        S = sp.random(60, 8, density=0.3, format=layout, random_state=0)
+        ours, theirs = ww.Pipeline(steps).fit(S), SkPipeline(steps).fit(S)
+        for operation in ("transform", "inverse_transform"):
+            out = getattr(ours, operation)(S)
+            assert sp.issparse(out) and out.format == layout
+            assert (out != getattr(theirs, operation)(S)).nnz == 0
+        assert (ww.Pipeline(steps).fit_transform(S) != S).nnz == 0
+    X = X_DATA.copy()
+    X[::5, 2] = np.nan
+    np.testing.assert_array_equal(ww.Pipeline(steps).fit(X).transform(X), X)
+
+
+@pytest.mark.parametrize("layout", ["csr", "csc"])
+def test_a_pipeline_tagged_sparse_fits_sparse_input_as_scikit_learn_s(layout):
+    S = sp.random(len(Y_DATA), 12, density=0.2, format=layout, random_state=0)
+    steps = TAGGED["sparse scaler, ridge"]
+    assert get_tags(ww.Pipeline(steps())).input_tags.sparse
+    ours, theirs = ww.Pipeline(steps()).fit(S, Y_DATA), SkPipeline(steps()).fit(S, Y_DATA)
+    np.testing.assert_allclose(ours.predict(S), theirs.predict(S), rtol=0, atol=1e-9)
+
+
+@pytest.mark.parametrize("steps", [
+    lambda: [("scale", StandardScaler())],
+    lambda: [("scale", StandardScaler()), ("pca", PCA(3))],
+    lambda: [("scale", StandardScaler()), ("skip", "passthrough")],
+    lambda: [("skip", "passthrough")],
+], ids=["scaler", "scaler, pca", "scaler, skipped", "identity"])
+def test_a_transformer_pipeline_keeps_the_dtypes_its_tags_name(steps):
+    pipe = ww.Pipeline(steps())
+    assert get_tags(pipe).transformer_tags.preserves_dtype == ["float64", "float32"]
+    check_transformer_preserve_dtypes("Pipeline", pipe)  # scikit-learn's check, over the dtypes the tag names
+
+
+def test_a_classifier_pipeline_has_its_last_step_s_classifier_tags_and_learns_several_labels():
+    assert get_tags(ww.Pipeline(TAGGED["forest"]())).classifier_tags.multi_label
+    Y = np.c_[Y_IRIS == 0, Y_IRIS == 2].astype(int)  # two labels per row
+
+    def steps():
+        return [("scale", StandardScaler()), ("forest", RandomForestClassifier(n_estimators=10, random_state=0))]
+
+    ours, theirs = ww.Pipeline(steps()).fit(X_IRIS, Y), SkPipeline(steps()).fit(X_IRIS, Y)
+    np.testing.assert_array_equal(ours.predict(X_IRIS), theirs.predict(X_IRIS))
+
+
+def test_a_precomputed_kernel_is_split_by_rows_and_columns_as_scikit_learn_s_pipeline_splits_it():
+    kernel, distances = rbf_kernel(X_IRIS), euclidean_distances(X_IRIS)
+    cv = KFold(3, shuffle=True, random_state=0)
+    for data, steps in [
+        (kernel, lambda: [("svc", SVC(kernel="precomputed"))]),
+        (distances, lambda: [("knn", KNeighborsClassifier(metric="precomputed"))]),
+    ]:
+        theirs = cross_val_score(SkPipeline(steps()), data, Y_IRIS, cv=cv, error_score="raise")
+        np.testing.assert_array_equal(cross_val_score(ww.Pipeline(steps()), data, Y_IRIS, cv=cv, error_score="raise"), theirs)
+        skipped = ww.Pipeline([("skip", "passthrough"), *steps()])  # scikit-learn's would split the columns as rows
+        np.testing.assert_array_equal(cross_val_score(skipped, data, Y_IRIS, cv=cv, error_score="raise"), theirs)
+
+
+def test_a_transformed_target_of_a_precomputed_regressor_splits_the_kernel_as_the_regressor_alone():
+    distances, y = euclidean_distances(X_DATA), Y_DATA
+    cv = KFold(3, shuffle=True, random_state=0)
+    regressor = KNeighborsRegressor(metric="precomputed")
+    assert get_tags(ww.TransformedTarget(regressor, StandardScaler())).input_tags.pairwise
+    assert not get_tags(TransformedTargetRegressor(regressor, transformer=StandardScaler())).input_tags.pairwise
+    ours = cross_val_score(ww.TransformedTarget(regressor, StandardScaler()), distances, y, cv=cv, error_score="raise")
+    alone = cross_val_score(regressor, distances, y, cv=cv, error_score="raise")  # a mean of neighbours: linear in y
+    np.testing.assert_allclose(ours, alone, rtol=0, atol=1e-12)
