@@ -1,19 +1,22 @@
 """scikit-learn's metadata routing on: each component of a recipe gets the weights exactly when it requests them."""
 
+import itertools
 import pickle
 
 import numpy as np
 import pytest
 import sklearn
 from _counting import WeightedCounting
-from sklearn.base import BaseEstimator, RegressorMixin
+from sklearn.base import BaseEstimator, RegressorMixin, clone
+from sklearn.cluster import DBSCAN, AgglomerativeClustering, KMeans
 from sklearn.compose import TransformedTargetRegressor
-from sklearn.datasets import load_breast_cancer, load_diabetes
+from sklearn.datasets import load_breast_cancer, load_diabetes, load_iris
+from sklearn.decomposition import PCA
 from sklearn.ensemble import StackingClassifier, StackingRegressor, VotingRegressor
 from sklearn.exceptions import UnsetMetadataPassedError
 from sklearn.linear_model import LogisticRegression, Ridge
 from sklearn.model_selection import GridSearchCV, KFold, StratifiedKFold, cross_validate
-from sklearn.neighbors import KNeighborsRegressor
+from sklearn.neighbors import KNeighborsRegressor, LocalOutlierFactor
 from sklearn.pipeline import Pipeline
 from sklearn.preprocessing import StandardScaler
 from sklearn.tree import DecisionTreeClassifier, DecisionTreeRegressor
@@ -290,3 +293,52 @@ def test_the_routing_describes_the_components_for_a_grid_search():
     grid = {"r__alpha": [0.1, 10.0]}
     searched = [GridSearchCV(e, grid, cv=KFold(3)).fit(X_DATA, Y_DATA, sample_weight=W_DATA) for e in (ours, theirs)]
     assert np.abs(searched[0].cv_results_["mean_test_score"] - searched[1].cv_results_["mean_test_score"]).max() <= 1e-10
+
+
+def _outcome(call):
+    """What a call gave: ``("ok", value)`` or ``("error", the exception)``."""
+    try:
+        return "ok", call()
+    except Exception as error:  # compared below, class and message
+        return "error", error
+
+
+def _requested(model, request):
+    return model if request is None else model.set_fit_request(sample_weight=request)
+
+
+@pytest.mark.parametrize("last", [
+    DBSCAN(eps=0.8), LocalOutlierFactor(n_neighbors=10), AgglomerativeClustering(3), KMeans(3, n_init=2, random_state=0),
+], ids=lambda last: type(last).__name__)
+def test_a_pipeline_ending_in_a_labeller_routes_its_fits_as_scikit_learn_s(last):
+    X, _ = load_iris(return_X_y=True)
+    weights = np.random.RandomState(0).uniform(0.1, 3.0, len(X))
+    requests = [None, False, True] if hasattr(last, "set_fit_request") else [None]
+    for scale, labeller, method in itertools.product([None, False, True], requests, ["fit_predict", "fit"]):
+        def steps():
+            return [("scale", _requested(StandardScaler(), scale)), ("last", _requested(clone(last), labeller))]
+
+        ours = _outcome(lambda: getattr(ww.Pipeline(steps()), method)(X, sample_weight=weights))
+        theirs = _outcome(lambda: getattr(Pipeline(steps()), method)(X, sample_weight=weights))
+        case = f"scale {scale}, last {labeller}, {method}"
+        assert ours[0] == theirs[0], (case, ours, theirs)
+        if ours[0] == "error":  # scikit-learn's exception, its message first ("... within Pipeline.fit_predict")
+            assert isinstance(ours[1], type(theirs[1])) and str(ours[1]).startswith(str(theirs[1])), case
+        elif method == "fit_predict":
+            np.testing.assert_array_equal(ours[1], theirs[1], err_msg=case)
+        else:
+            np.testing.assert_array_equal(ours[1].fit_predict(X, sample_weight=weights), theirs[1].fit_predict(X, sample_weight=weights))
+
+
+def test_a_transformer_pipeline_routes_fit_transform_as_scikit_learn_s():
+    for scale in (None, False, True):
+        def steps():
+            return [("scale", _requested(StandardScaler(), scale)), ("pca", PCA(3))]
+
+        ours = _outcome(lambda: ww.Pipeline(steps()).fit_transform(X_DATA, sample_weight=W_DATA))
+        theirs = _outcome(lambda: Pipeline(steps()).fit_transform(X_DATA, sample_weight=W_DATA))
+        assert ours[0] == theirs[0]
+        if ours[0] == "error":  # unset: "... StandardScaler.fit_transform, which is used within Pipeline.fit_transform"
+            assert isinstance(ours[1], type(theirs[1])) and str(ours[1]).startswith(str(theirs[1]))
+        else:
+            np.testing.assert_allclose(ours[1], theirs[1], rtol=0, atol=1e-10)

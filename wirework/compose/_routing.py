@@ -14,6 +14,7 @@ recipe decides, as ``docs/compose.md`` says.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import Any
 
 from sklearn import get_config
@@ -25,7 +26,7 @@ from wirework.errors import ArgumentError, UnsetRequestError
 
 __all__ = ["RoutedWeights"]
 
-#: The methods of a recipe that train its components (a component is reached from each as from ``fit``).
+#: The methods of a recipe that train its components.
 _TRAINING = ("fit", "fit_transform", "fit_predict")
 
 
@@ -42,9 +43,14 @@ class RoutedWeights:
     """
 
     __metadata_request__fit = {"sample_weight": metadata_routing.UNUSED}
+    #: Whether ``fit_transform`` and ``fit_predict`` route as themselves, as scikit-learn's ``Pipeline`` routes
+    #: them (its errors name them); else as ``fit``, as the meta-estimators whose ``fit_transform`` calls ``fit``.
+    _routes_each_fit = False
 
-    def _weight_routes(self) -> list[tuple[str, Any, str]]:
-        """``(name, component, method)``: each component the weights can go to, and its method that trains."""
+    def _weight_routes(self) -> list[tuple[str, Any, str | Mapping[str, str]]]:
+        """``(name, component, method)``: each component the weights can go to, and its method that trains: one
+        name for every method of the recipe that fits, or a mapping from each of them (``"fit"``,
+        ``"fit_transform"``, ``"fit_predict"``) to the component's method it calls."""
         raise NotImplementedError
 
     def get_metadata_routing(self) -> MetadataRouter:
@@ -66,24 +72,28 @@ class RoutedWeights:
         for name, component, method in self._weight_routes():
             mapping = MethodMapping()
             for caller in _TRAINING:
-                mapping.add(caller=caller, callee=method)
+                mapping.add(caller=caller, callee=_callee(method, caller))
             router.add(**{name: component}, method_mapping=mapping)
         return router
 
-    def _fit_weights(self, sample_weight: Any, fit_params: dict[str, Any]) -> tuple[Any, tuple[str, ...] | None]:
+    def _fit_weights(
+        self, sample_weight: Any, fit_params: dict[str, Any], caller: str = "fit"
+    ) -> tuple[Any, tuple[str, ...] | None]:
         """Under metadata routing, the weights and the names of the components that requested them.
 
         A component given its weights under an alias gets them as
         ``sample_weight`` all the same; every component that gets weights
         gets the same ones (one weight vector per fit: the network's
         ``sample_weight`` source). Routing off: as ``Composite._fit_weights``.
+        ``caller``: the recipe's method that fits (``fit_predict``, say).
         """
         if (sample_weight is None and not fit_params) or not get_config()["enable_metadata_routing"]:
-            return super()._fit_weights(sample_weight, fit_params)
+            return super()._fit_weights(sample_weight, fit_params, caller)
         owner = type(self).__name__
         given = {**fit_params, **({} if sample_weight is None else {"sample_weight": sample_weight})}
+        caller = caller if self._routes_each_fit else "fit"
         try:
-            routed = process_routing(self, "fit", **given)
+            routed = process_routing(self, caller, **given)
         except UnsetMetadataPassedError as error:
             raise UnsetRequestError(
                 message=str(error), unrequested_params=error.unrequested_params, routed_params=error.routed_params
@@ -95,7 +105,7 @@ class RoutedWeights:
             ) from error
         names, weights, sources = [], None, {}
         for name, _, method in self._weight_routes():
-            params = dict(routed[name][method])
+            params = dict(routed[name][_callee(method, caller)])
             other = sorted(key for key in params if key != "sample_weight")
             if other:
                 raise ArgumentError(
@@ -118,3 +128,8 @@ class RoutedWeights:
         if not names:
             return None, None
         return weights, tuple(names)
+
+
+def _callee(method: str | Mapping[str, str], caller: str) -> str:
+    """The component's method that ``caller``, a recipe's method that fits, calls (see ``_weight_routes``)."""
+    return method if isinstance(method, str) else method[caller]

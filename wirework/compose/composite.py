@@ -667,15 +667,20 @@ class Composite(_SetOutputMixin, BaseEstimator, auto_wrap_output_keys=None):
             return self._fit(X, y, None)
         return self._fit_with(X, y, fit_params)
 
-    def _fit_with(self, X: Any, y: Any, fit_params: dict[str, Any], values: dict[str, Any] | None = None) -> Composite:
-        """:meth:`_fit` given ``fit``'s keyword parameters: the weights among them, and where they go."""
-        weights, routes = self._fit_weights(fit_params.pop("sample_weight", None), fit_params)
+    def _fit_with(
+        self, X: Any, y: Any, fit_params: dict[str, Any], values: dict[str, Any] | None = None, caller: str = "fit"
+    ) -> Composite:
+        """:meth:`_fit` given the keyword parameters of ``caller`` (``fit``, ``fit_transform`` or ``fit_predict``):
+        the weights among them, and where they go."""
+        weights, routes = self._fit_weights(fit_params.pop("sample_weight", None), fit_params, caller)
         return self._fit(X, y, weights, routes, values)
 
-    def _fit_weights(self, sample_weight: Any, fit_params: dict[str, Any]) -> tuple[Any, tuple[str, ...] | None]:
+    def _fit_weights(
+        self, sample_weight: Any, fit_params: dict[str, Any], caller: str = "fit"
+    ) -> tuple[Any, tuple[str, ...] | None]:
         """The weights to train with, and the names of the components they go to (``None``: as :meth:`network`
         decides). Any fit parameter other than ``sample_weight`` is refused; a recipe that routes the weights by
-        scikit-learn's metadata routing overrides this."""
+        scikit-learn's metadata routing overrides this (``caller``: the method that fits, for the routing)."""
         if fit_params:
             self._weights(fit_params)
         return sample_weight, None
@@ -1034,7 +1039,7 @@ class Composite(_SetOutputMixin, BaseEstimator, auto_wrap_output_keys=None):
         if type(self).fit not in (Composite.fit, WeightedFit.fit):  # a fit of its own: it must run
             return self.fit(X, y, **fit_params).transform(X)
         values = {"transform": None}
-        self._fit_with(X, y, fit_params, values)
+        self._fit_with(X, y, fit_params, values, "fit_transform")
         return self._output(values["transform"], X)
 
     @available_if(lambda self: self._fits_and_predicts())
@@ -1054,7 +1059,7 @@ class Composite(_SetOutputMixin, BaseEstimator, auto_wrap_output_keys=None):
             labels = self._ready().get("fit_predict")
             return self.predict(X) if labels is None else labels.machine._labels(labels.parents[0], False)
         values = {"fit_predict": None, "predict": None}  # the _fit keeps those the signature has
-        self._fit_with(X, y, fit_params, values)
+        self._fit_with(X, y, fit_params, values, "fit_predict")
         return values["fit_predict"] if "fit_predict" in values else values["predict"]
 
     def _fits_and_predicts(self) -> bool:

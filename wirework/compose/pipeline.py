@@ -284,13 +284,22 @@ class Pipeline(NamedEstimators, RoutedWeights, WeightedFit, Composite):
             step.set_output(transform=transform)
         return self
 
-    def _weight_routes(self) -> list[tuple[str, Any, str]]:
-        """The live steps, each reached by the method scikit-learn's ``Pipeline`` routes its ``fit`` to."""
+    _routes_each_fit = True
+
+    def _weight_routes(self) -> list[tuple[str, Any, dict[str, str]]]:
+        """The live steps, each reached by the methods scikit-learn's ``Pipeline`` routes its ``fit``,
+        ``fit_transform`` and ``fit_predict`` to: a step before the last by its ``fit_transform`` (else its
+        ``fit``), the last by the method called, when it has it (else its ``fit``)."""
         steps = self._live_steps()
-        return [
-            (name, step, "fit_transform" if k < len(steps) - 1 and hasattr(step, "fit_transform") else "fit")
-            for k, (name, step) in enumerate(steps)
-        ]
+        routes = []
+        for k, (name, step) in enumerate(steps):
+            if k < len(steps) - 1:
+                method = "fit_transform" if hasattr(step, "fit_transform") else "fit"
+                routes.append((name, step, dict.fromkeys(("fit", "fit_transform", "fit_predict"), method)))
+            else:
+                last = {caller: caller if hasattr(step, caller) else "fit" for caller in ("fit_transform", "fit_predict")}
+                routes.append((name, step, {"fit": "fit", **last}))
+        return routes
 
     def _weighted_steps(self, steps: list[tuple[str, Any]], sample_weight: Source | None) -> set[str]:
         """The names of the steps that train with ``sample_weight``: those whose ``fit`` takes it.

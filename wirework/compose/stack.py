@@ -242,7 +242,9 @@ class Stack(NamedEstimators, TrainedEstimators, RoutedWeights, WeightedFit, Comp
         stacking does not route (see :meth:`_fit_weights`)."""
         return [(name, e, "fit") for name, e in self._live_pairs()]
 
-    def _fit_weights(self, sample_weight: Any, fit_params: dict[str, Any]) -> tuple[Any, tuple[str, ...] | None]:
+    def _fit_weights(
+        self, sample_weight: Any, fit_params: dict[str, Any], caller: str = "fit"
+    ) -> tuple[Any, tuple[str, ...] | None]:
         """The weights, and under scikit-learn's metadata routing who gets them: the learners that request them,
         and the final estimator whenever they were given as ``sample_weight=``, whatever its own request.
 
@@ -269,7 +271,7 @@ class Stack(NamedEstimators, TrainedEstimators, RoutedWeights, WeightedFit, Comp
                 "its splitter none. For a splitter that needs them (GroupKFold), give cv the splits themselves: "
                 "cv=list(GroupKFold(5).split(X, y, groups))."
             )
-        weights, routes = super()._fit_weights(sample_weight, fit_params)
+        weights, routes = super()._fit_weights(sample_weight, fit_params, caller)
         if routes is not None and fit_params:  # weights under an alias
             given = ", ".join(f"{key}=..." for key in sorted(fit_params))
             raise ArgumentError(
