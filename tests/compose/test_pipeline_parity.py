@@ -1,12 +1,13 @@
 """ww.Pipeline and ww.TransformedTarget against scikit-learn's Pipeline and TransformedTargetRegressor on what
-surrounds the predictions: tags, sparse input, splits of precomputed kernels."""
+surrounds the predictions: tags, sparse input, splits of precomputed kernels, frames of mixed dtypes."""
 
 import numpy as np
+import pandas as pd
 import pytest
 import scipy.sparse as sp
 from sklearn.base import BaseEstimator, TransformerMixin
 from sklearn.cluster import DBSCAN, KMeans
-from sklearn.compose import TransformedTargetRegressor
+from sklearn.compose import ColumnTransformer, TransformedTargetRegressor
 from sklearn.datasets import load_diabetes, load_iris
 from sklearn.decomposition import PCA, TruncatedSVD
 from sklearn.ensemble import HistGradientBoostingRegressor, IsolationForest, RandomForestClassifier
@@ -17,7 +18,7 @@ from sklearn.metrics.pairwise import euclidean_distances, rbf_kernel
 from sklearn.model_selection import KFold, cross_val_score
 from sklearn.neighbors import KNeighborsClassifier, KNeighborsRegressor, LocalOutlierFactor
 from sklearn.pipeline import Pipeline as SkPipeline
-from sklearn.preprocessing import MaxAbsScaler, OneHotEncoder, StandardScaler
+from sklearn.preprocessing import FunctionTransformer, MaxAbsScaler, OneHotEncoder, StandardScaler
 from sklearn.svm import SVC
 from sklearn.utils import get_tags
 from sklearn.utils.estimator_checks import check_transformer_preserve_dtypes
@@ -166,3 +167,60 @@ def test_a_transformed_target_of_a_precomputed_regressor_splits_the_kernel_as_th
     ours = cross_val_score(ww.TransformedTarget(regressor, StandardScaler()), distances, y, cv=cv, error_score="raise")
     alone = cross_val_score(regressor, distances, y, cv=cv, error_score="raise")  # a mean of neighbours: linear in y
     np.testing.assert_allclose(ours, alone, rtol=0, atol=1e-12)
+
+
+def _mixed_frame():
+    """The diabetes data as a frame of mixed dtypes: a categorical of strings beside bools, nullable integers,
+    floats and booleans (with missing values), and dates, which no single NumPy dtype holds."""
+    frame = load_diabetes(as_frame=True).data
+    X = pd.DataFrame({
+        "sex": pd.Categorical(np.where(frame["sex"] > 0, "m", "f")),
+        "high_bp": frame["bp"] > 0,
+        "age": pd.array((frame["age"] * 100).round().astype(int), dtype="Int64"),
+        "bmi": pd.array(frame["bmi"], dtype="Float64"),
+        "high_s1": pd.array(frame["s1"] > 0, dtype="boolean"),
+        "s5": frame["s5"],
+    })
+    X.loc[::7, "age"] = pd.NA
+    X.loc[::5, "bmi"] = pd.NA
+    X.loc[::9, "high_s1"] = pd.NA
+    return X
+
+
+@pytest.mark.parametrize("columns", [
+    ["sex", "high_bp"], ["sex", "age"], ["sex", "bmi"], ["sex", "high_s1"], ["sex", "high_bp", "age", "bmi", "high_s1", "s5"],
+], ids="-".join)
+def test_a_frame_of_mixed_dtypes_goes_to_the_steps_as_scikit_learn_s_pipeline_hands_it_on(columns):
+    # scikit-learn's check_array cannot make one array of a categorical of strings and a boolean or nullable column
+    # ("Cannot cast str dtype to float64"); its Pipeline does not ask it to, and its steps take the frame
+    X, y = _mixed_frame()[columns], Y_DATA
+
+    def steps():
+        return [("boost", HistGradientBoostingRegressor(categorical_features="from_dtype", max_iter=20, random_state=0))]
+
+    ours, theirs = ww.Pipeline(steps()).fit(X, y), SkPipeline(steps()).fit(X, y)
+    np.testing.assert_array_equal(ours.predict(X), theirs.predict(X))
+    assert list(ours.feature_names_in_) == columns and ours.n_features_in_ == len(columns)
+    tt = ww.TransformedTarget(steps()[0][1], StandardScaler()).fit(X, y)
+    reference = TransformedTargetRegressor(steps()[0][1], transformer=StandardScaler()).fit(X, y)
+    np.testing.assert_array_equal(tt.predict(X), reference.predict(X))
+    with pytest.raises(ww.DataError, match=r"Found array with 0 sample\(s\) \(shape=\(0, \d\)\)"):  # still checked
+        ww.Pipeline(steps()).fit(X.iloc[:0], y[:0])
+    with pytest.raises(ww.DataError, match=r"inconsistent numbers of samples: \[442, 441\]"):
+        ww.Pipeline(steps()).fit(X, y[1:])
+
+
+def test_a_frame_with_dates_goes_to_a_column_transformer_as_scikit_learn_s_pipeline_hands_it_on():
+    X = _mixed_frame()
+    X["visit"] = pd.Timestamp("2020-01-01") + pd.to_timedelta(np.arange(len(X)), unit="D")
+
+    def steps():
+        encode = ColumnTransformer([
+            ("days", FunctionTransformer(lambda d: (d["visit"] - d["visit"].min()).dt.days.to_frame()), ["visit"]),
+            ("flags", "passthrough", ["high_bp"]),
+            ("numbers", SimpleImputer(), ["age", "bmi", "s5"]),
+        ])
+        return [("encode", encode), ("ridge", Ridge())]
+
+    ours, theirs = ww.Pipeline(steps()).fit(X, Y_DATA), SkPipeline(steps()).fit(X, Y_DATA)
+    np.testing.assert_allclose(ours.predict(X), theirs.predict(X), rtol=0, atol=1e-9)

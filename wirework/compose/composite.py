@@ -622,7 +622,7 @@ class Composite(_SetOutputMixin, BaseEstimator, auto_wrap_output_keys=None):
         kept = self._input_attributes()
         try:
             if y is None:
-                checked_X, checked_y = validate_data(self, X, **common), None
+                checked_X, checked_y = _validate(self, X, **common), None
             else:
                 multi = learns_several_targets(self)
                 if multi and sp.issparse(y):  # scikit-learn's check would take it as several targets
@@ -630,7 +630,7 @@ class Composite(_SetOutputMixin, BaseEstimator, auto_wrap_output_keys=None):
                         "Sparse data was passed for y, but dense data is required. Use '.toarray()' to convert to "
                         "a dense numpy array."
                     )
-                checked_X, checked_y = validate_data(self, X, y, multi_output=multi, **common)
+                checked_X, checked_y = _validate(self, X, y, multi_output=multi, **common)
                 if kind == "classifier":
                     check_classification_targets(checked_y)
             if sample_weight is not None:
@@ -846,9 +846,7 @@ class Composite(_SetOutputMixin, BaseEstimator, auto_wrap_output_keys=None):
                 )
             return X
         try:
-            checked = validate_data(
-                self, X, reset=False, accept_sparse=("csr", "csc"), dtype=None, ensure_all_finite=False
-            )
+            checked = _validate(self, X, reset=False, accept_sparse=("csr", "csc"), dtype=None, ensure_all_finite=False)
         except (ValueError, TypeError) as error:
             if self._models_judge_columns(X, operation):
                 return X
@@ -1272,6 +1270,26 @@ def learns_several_targets(estimator: Any) -> bool:
         return bool(get_tags(estimator).target_tags.multi_output)
     except Exception:
         return False
+
+
+def _validate(owner: Composite, X: Any, *y: Any, **options: Any) -> Any:
+    """scikit-learn's ``validate_data(owner, X, *y, **options)``, which also takes a DataFrame whose columns no
+    one NumPy dtype holds.
+
+    Its ``check_array`` makes one array of a frame, and cannot when a
+    categorical of strings sits beside a bool or nullable (``Int64``,
+    ``Float64``, ``boolean``) column ("Cannot cast str dtype to float64"),
+    or dates beside numbers; scikit-learn's ``Pipeline`` never asks it to,
+    and hands the frame to its steps. A composite hands them the frame too
+    (the array is not used), so such a frame is checked as columns of
+    objects: its shape, column names and target are checked all the same.
+    """
+    try:
+        return validate_data(owner, X, *y, **options)
+    except (ValueError, TypeError):
+        if not isinstance(X, pd.DataFrame):
+            raise
+    return validate_data(owner, X.astype(object), *y, **options)
 
 
 def _classes(y: Any) -> Any:
