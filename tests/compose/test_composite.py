@@ -344,7 +344,7 @@ def test_signature_node_that_does_not_descend_from_the_sources():
 def test_estimator_without_predict_in_a_supervised_slot():
     with pytest.raises(ww.GraphError, match=r"StandardScaler has no predict\(\)"):
         UnsupervisedSlot().fit(X_DATA, Y_DATA)
-    with pytest.raises(ww.GraphError, match=r"step 'ridge' \(Ridge\) is not last, so it must have transform\(\)"):
+    with pytest.raises(ww.ArgumentError, match=r"step 'ridge' \(Ridge\) is not the last step, so it must be a transformer"):
         ww.Pipeline([("ridge", Ridge()), ("scale", StandardScaler())]).fit(X_DATA, Y_DATA)
 
 

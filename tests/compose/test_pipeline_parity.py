@@ -224,3 +224,18 @@ def test_a_frame_with_dates_goes_to_a_column_transformer_as_scikit_learn_s_pipel
 
     ours, theirs = ww.Pipeline(steps()).fit(X, Y_DATA), SkPipeline(steps()).fit(X, Y_DATA)
     np.testing.assert_allclose(ours.predict(X), theirs.predict(X), rtol=0, atol=1e-9)
+
+
+@pytest.mark.parametrize("steps", [
+    lambda: [("lr", LogisticRegression()), ("scale", StandardScaler())],
+    lambda: [("lr", LogisticRegression()), ("skip", "passthrough")],
+    lambda: [("scale", StandardScaler()), ("lr", LogisticRegression()), ("skip", None)],
+], ids=["before a scaler", "before passthrough", "before None"])
+def test_a_step_before_the_last_that_does_not_transform_is_refused_as_scikit_learn_s_pipeline_refuses_it(steps):
+    with pytest.raises(TypeError, match="All intermediate steps should be transformers"):
+        SkPipeline(steps()).fit(X_IRIS, Y_IRIS)
+    pipe = ww.Pipeline(steps())
+    with pytest.raises(ww.ArgumentError, match=r"step 'lr' \(LogisticRegression\) is not the last step, so it must be a "
+                       r"transformer .* even when those after it are 'passthrough' or None"):
+        pipe.fit(X_IRIS, Y_IRIS)
+    assert "network_" not in pipe.__dict__ and "machines_" not in pipe.__dict__  # nothing trained

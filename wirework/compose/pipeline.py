@@ -325,6 +325,14 @@ class Pipeline(NamedEstimators, RoutedWeights, WeightedFit, Composite):
 
     def network(self, X: Source, y: Source | None = None, sample_weight: Source | None = None) -> Signature:
         steps = self._live_steps()
+        last_given = self.steps[-1][0]
+        for name, step in steps:
+            if name != last_given and not hasattr(step, "transform"):
+                raise ArgumentError(
+                    f"Pipeline: step {name!r} ({type(step).__name__}) is not the last step, so it must be a "
+                    "transformer (have transform()), as scikit-learn's Pipeline requires of every step but the last, "
+                    "even when those after it are 'passthrough' or None. Move it to the end, or use a transformer."
+                )
         weighted = self._weighted_steps(steps, sample_weight)
         if not steps:  # scikit-learn's identity transformer: X is the output, both ways
             if self.target_transformer is not None:
@@ -336,11 +344,6 @@ class Pipeline(NamedEstimators, RoutedWeights, WeightedFit, Composite):
         Z: Node = X
         chain = []
         for name, step in steps[:-1]:
-            if not hasattr(step, "transform"):
-                raise GraphError(
-                    f"Pipeline: step {name!r} ({type(step).__name__}) is not last, so it must have transform(). "
-                    "Move it to the end or use a transformer."
-                )
             if name in weighted:  # unsupervised: no target before the weights
                 data = (Z, node(_ops.no_target, Z) if y is None else y, sample_weight)
             else:
