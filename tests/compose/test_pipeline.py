@@ -342,8 +342,8 @@ def test_bad_steps():
         ww.Pipeline([]).fit(X_DATA, Y_DATA)
     with pytest.raises(ww.GraphError, match=r"names in steps must be unique\. Received duplicates: \['a'\]"):
         ww.Pipeline([("a", StandardScaler()), ("a", Ridge())]).fit(X_DATA, Y_DATA)
-    with pytest.raises(ww.ArgumentError, match=r"a fit\(\) method .* for machine 'regressor'\. Received: NoneType None"):
-        ww.TransformedTarget(None, StandardScaler()).fit(X_DATA, Y_DATA)
+    with pytest.raises(ww.ArgumentError, match=r"a fit\(\) method .* for machine 'regressor'\. Received: str 'ridge'"):
+        ww.TransformedTarget("ridge", StandardScaler()).fit(X_DATA, Y_DATA)
 
 
 def test_transformed_target_fitted_attributes_are_scikit_learn_s():

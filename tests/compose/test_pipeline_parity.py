@@ -239,3 +239,16 @@ def test_a_step_before_the_last_that_does_not_transform_is_refused_as_scikit_lea
                        r"transformer .* even when those after it are 'passthrough' or None"):
         pipe.fit(X_IRIS, Y_IRIS)
     assert "network_" not in pipe.__dict__ and "machines_" not in pipe.__dict__  # nothing trained
+
+
+def test_a_transformed_target_without_a_regressor_is_scikit_learn_s_linear_regression():
+    ours = ww.TransformedTarget(transformer=StandardScaler()).fit(X_DATA, Y_DATA)
+    theirs = TransformedTargetRegressor(transformer=StandardScaler()).fit(X_DATA, Y_DATA)
+    np.testing.assert_allclose(ours.predict(X_DATA), theirs.predict(X_DATA), rtol=0, atol=1e-9)
+    assert type(ours.regressor_) is type(theirs.regressor_) and ours.regressor is None  # the parameter as given
+    Y = np.c_[Y_DATA, np.sqrt(Y_DATA)]  # a linear regression learns several targets: so does the composite
+    assert get_tags(ww.TransformedTarget()).target_tags.multi_output is get_tags(TransformedTargetRegressor()).target_tags.multi_output
+    np.testing.assert_allclose(
+        ww.TransformedTarget().fit(X_DATA, Y).predict(X_DATA), TransformedTargetRegressor().fit(X_DATA, Y).predict(X_DATA),
+        rtol=0, atol=1e-9,
+    )

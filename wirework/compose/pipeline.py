@@ -9,6 +9,7 @@ from typing import Any
 import numpy as np
 
 from sklearn.base import DensityMixin, OutlierMixin
+from sklearn.linear_model import LinearRegression
 from sklearn.preprocessing import FunctionTransformer
 from sklearn.utils import get_tags
 from sklearn.utils._tags import TransformerTags
@@ -375,7 +376,9 @@ class TransformedTarget(RoutedWeights, WeightedFit, Composite):
 
     Parameters
     ----------
-    regressor : regressor
+    regressor : regressor, optional
+        Learns the transformed target; ``None`` (the default): a
+        ``LinearRegression()``, as scikit-learn's.
     transformer : transformer, optional
         Learns the target (a 1-D ``y`` as one column). Not together with
         ``func`` and ``inverse_func``.
@@ -409,7 +412,7 @@ class TransformedTarget(RoutedWeights, WeightedFit, Composite):
 
     def __init__(
         self,
-        regressor: Any,
+        regressor: Any = None,
         transformer: Any = None,
         *,
         func: Callable[..., Any] | None = None,
@@ -433,7 +436,7 @@ class TransformedTarget(RoutedWeights, WeightedFit, Composite):
 
     def _multi_output(self) -> bool:
         """Several targets when the regressor learns them, as scikit-learn's tags say."""
-        return learns_several_targets(self.regressor)
+        return learns_several_targets(self._regressor())
 
     @property
     def regressor_(self) -> Any:
@@ -446,7 +449,7 @@ class TransformedTarget(RoutedWeights, WeightedFit, Composite):
         return self._trained(["target_transformer"])["target_transformer"]
 
     def _components(self) -> list[Any]:
-        return [self.regressor]
+        return [self._regressor()]
 
     def _component_tags(self, tags: Any) -> None:
         """The regressor's: sparse and NaN input, randomness, and ``pairwise`` (it sees ``X`` as given, so
@@ -454,12 +457,16 @@ class TransformedTarget(RoutedWeights, WeightedFit, Composite):
         ``TransformedTargetRegressor`` does not say)."""
         super()._component_tags(tags)
         try:
-            tags.input_tags.pairwise = get_tags(self.regressor).input_tags.pairwise
+            tags.input_tags.pairwise = get_tags(self._regressor()).input_tags.pairwise
         except (AttributeError, TypeError, ValueError):  # fit says what is wrong with it
             pass
 
     def _weight_routes(self) -> list[tuple[str, Any, str]]:
-        return [("regressor", self.regressor, "fit")]
+        return [("regressor", self._regressor(), "fit")]
+
+    def _regressor(self) -> Any:
+        """``regressor``, or scikit-learn's default, a ``LinearRegression``, when it is ``None``."""
+        return LinearRegression() if self.regressor is None else self.regressor
 
     def _target_transformer(self) -> Any:
         """``transformer``, or the ``FunctionTransformer`` of ``func`` and ``inverse_func`` (checked)."""
@@ -493,10 +500,10 @@ class TransformedTarget(RoutedWeights, WeightedFit, Composite):
             raise ParameterError(
                 f"TransformedTarget: expected check_inverse to be a bool. Received: {describe(self.check_inverse)}."
             )
-        target = self._target_transformer()
+        target, regressor = self._target_transformer(), self._regressor()
         if sample_weight is not None and self._routed_weights() is None:  # routed: the regressor requested them
-            check_weighted("TransformedTarget", "regressor", self.regressor)
-        outputs, _, scale = _final_outputs(self.regressor, X, y, "regressor", target, sample_weight)
+            check_weighted("TransformedTarget", "regressor", regressor)
+        outputs, _, scale = _final_outputs(regressor, X, y, "regressor", target, sample_weight)
         report = {}
         if self.check_inverse:
             checked = node(_ops.every_tenth, scale.args[0])  # the target as the transformer trains on it
