@@ -252,3 +252,15 @@ def test_a_transformed_target_without_a_regressor_is_scikit_learn_s_linear_regre
         ww.TransformedTarget().fit(X_DATA, Y).predict(X_DATA), TransformedTargetRegressor().fit(X_DATA, Y).predict(X_DATA),
         rtol=0, atol=1e-9,
     )
+
+
+@pytest.mark.parametrize("target", [Y_DATA.astype(str), Y_DATA.astype(bytes)], ids=["str", "bytes"])
+def test_a_transformed_target_refuses_a_target_of_strings_as_scikit_learn_s(target):
+    # a scaler would read '151.0' as a number; scikit-learn's TransformedTargetRegressor asks for numbers
+    with pytest.raises(ValueError) as theirs:
+        TransformedTargetRegressor(Ridge(), transformer=StandardScaler()).fit(X_DATA, target)
+    ours = ww.TransformedTarget(Ridge(), StandardScaler())
+    with pytest.raises(ww.DataError) as info:
+        ours.fit(X_DATA, target)
+    assert str(info.value) == f"TransformedTarget.fit cannot use the data it received: {str(theirs.value).rstrip('.')}."
+    assert "n_features_in_" not in ours.__dict__  # refused before anything is set

@@ -11,7 +11,7 @@ import numpy as np
 from sklearn.base import DensityMixin, OutlierMixin
 from sklearn.linear_model import LinearRegression
 from sklearn.preprocessing import FunctionTransformer
-from sklearn.utils import get_tags
+from sklearn.utils import check_array, get_tags
 from sklearn.utils._tags import TransformerTags
 
 from wirework.errors import ArgumentError, GraphError, ParameterError, WireworkError
@@ -23,6 +23,7 @@ from wirework.compose._named import NamedEstimators, _VisualBlock, dropped
 from wirework.compose._routing import RoutedWeights
 from wirework.compose.composite import (
     _KIND_MIXINS,
+    _unusable,
     Composite,
     WeightedFit,
     check_weighted,
@@ -463,6 +464,16 @@ class TransformedTarget(RoutedWeights, WeightedFit, Composite):
 
     def _weight_routes(self) -> list[tuple[str, Any, str]]:
         return [("regressor", self._regressor(), "fit")]
+
+    def _check_fit_data(self, X: Any, y: Any, sample_weight: Any = None) -> tuple[Any, Any, Any]:
+        """The composite's check, after scikit-learn's ``TransformedTargetRegressor``'s check of ``y``: numbers (not
+        strings, which a transformer would otherwise read as numbers), finite, at most 2-D unless several."""
+        if y is not None:
+            try:
+                check_array(y, input_name="y", ensure_2d=False, dtype="numeric", allow_nd=True)
+            except (ValueError, TypeError) as error:
+                raise _unusable(self, "fit", error) from error
+        return super()._check_fit_data(X, y, sample_weight)
 
     def _regressor(self) -> Any:
         """``regressor``, or scikit-learn's default, a ``LinearRegression``, when it is ``None``."""
