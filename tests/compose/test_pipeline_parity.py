@@ -5,7 +5,7 @@ import numpy as np
 import pandas as pd
 import pytest
 import scipy.sparse as sp
-from sklearn.base import BaseEstimator, TransformerMixin
+from sklearn.base import BaseEstimator, TransformerMixin, clone
 from sklearn.cluster import DBSCAN, KMeans
 from sklearn.compose import ColumnTransformer, TransformedTargetRegressor
 from sklearn.datasets import load_diabetes, load_iris
@@ -13,20 +13,29 @@ from sklearn.decomposition import PCA, TruncatedSVD
 from sklearn.ensemble import HistGradientBoostingRegressor, IsolationForest, RandomForestClassifier
 from sklearn.feature_extraction.text import TfidfTransformer
 from sklearn.impute import SimpleImputer
-from sklearn.linear_model import LogisticRegression, MultiTaskLasso, Ridge
+from sklearn.linear_model import GammaRegressor, LogisticRegression, MultiTaskLasso, PoissonRegressor, Ridge
 from sklearn.metrics.pairwise import euclidean_distances, rbf_kernel
-from sklearn.model_selection import KFold, cross_val_score
+from sklearn.model_selection import GridSearchCV, KFold, cross_val_score
+from sklearn.multioutput import MultiOutputClassifier
 from sklearn.neighbors import KNeighborsClassifier, KNeighborsRegressor, LocalOutlierFactor
 from sklearn.pipeline import Pipeline as SkPipeline
 from sklearn.preprocessing import FunctionTransformer, MaxAbsScaler, OneHotEncoder, StandardScaler
 from sklearn.svm import SVC
 from sklearn.utils import get_tags
 from sklearn.utils.estimator_checks import check_transformer_preserve_dtypes
+from threadpoolctl import threadpool_limits
 
 import wirework as ww
 
 X_DATA, Y_DATA = load_diabetes(return_X_y=True)
 X_IRIS, Y_IRIS = load_iris(return_X_y=True)
+
+
+@pytest.fixture(autouse=True)
+def _one_thread():
+    """One BLAS / OpenMP thread per model (boosting, GLM solvers): the machine's two cores are shared."""
+    with threadpool_limits(1):
+        yield
 
 #: Step lists whose tags scikit-learn's Pipeline takes from the steps: ours must say the same.
 TAGGED = {
@@ -264,3 +273,44 @@ def test_a_transformed_target_refuses_a_target_of_strings_as_scikit_learn_s(targ
         ours.fit(X_DATA, target)
     assert str(info.value) == f"TransformedTarget.fit cannot use the data it received: {str(theirs.value).rstrip('.')}."
     assert "n_features_in_" not in ours.__dict__  # refused before anything is set
+
+
+@pytest.mark.parametrize("last, data", [
+    (PoissonRegressor(), "diabetes"), (GammaRegressor(), "diabetes"),
+    (MultiOutputClassifier(LogisticRegression()), "two labels"), (LogisticRegression(), "iris"),
+], ids=["poisson", "gamma", "multi-output", "logistic"])
+def test_a_pipeline_scores_by_its_last_step_s_score_as_scikit_learn_s(last, data):
+    # Poisson and gamma regressors score by the deviance explained (D²), a multi-output classifier by the mean
+    # accuracy per label: not R² or accuracy of the predictions
+    X, y = {
+        "diabetes": (X_DATA, Y_DATA), "iris": (X_IRIS, Y_IRIS),
+        "two labels": (X_IRIS, np.c_[Y_IRIS == 0, Y_IRIS == 2].astype(int)),
+    }[data]
+    weights = np.random.RandomState(0).uniform(0.1, 3.0, len(X))
+
+    def steps():
+        return [("scale", StandardScaler()), ("last", clone(last))]
+
+    ours, theirs = ww.Pipeline(steps()).fit(X, y), SkPipeline(steps()).fit(X, y)
+    assert ours.score(X, y) == theirs.score(X, y)
+    if data == "two labels":  # MultiOutputClassifier.score takes no weights
+        with pytest.raises(TypeError, match="unexpected keyword argument 'sample_weight'"):
+            theirs.score(X, y, sample_weight=weights)
+        with pytest.raises(ww.ArgumentError, match=r"Pipeline.score is its last step's score \(MultiOutputClassifier\), "
+                           "which takes no sample_weight"):
+            ours.score(X, y, sample_weight=weights)
+    else:
+        assert ours.score(X, y, sample_weight=weights) == theirs.score(X, y, sample_weight=weights)
+    grid = {"last__" + next(iter(p for p in ("alpha", "estimator__C", "C") if p in last.get_params())): [0.1, 10.0]}
+    cv = KFold(3, shuffle=True, random_state=0)  # iris is sorted by class
+    searched = [GridSearchCV(e, grid, cv=cv).fit(X, y).cv_results_["mean_test_score"] for e in (ours, theirs)]
+    np.testing.assert_allclose(searched[0], searched[1], rtol=0, atol=1e-12)
+
+
+def test_a_pipeline_with_a_target_transformer_scores_as_a_transformed_target_regressor():
+    def steps():
+        return [("scale", StandardScaler()), ("poisson", PoissonRegressor())]
+
+    ours = ww.Pipeline(steps(), target_transformer=StandardScaler(with_mean=False)).fit(X_DATA, Y_DATA)
+    theirs = TransformedTargetRegressor(SkPipeline(steps()), transformer=StandardScaler(with_mean=False)).fit(X_DATA, Y_DATA)
+    assert ours.score(X_DATA, Y_DATA) == pytest.approx(theirs.score(X_DATA, Y_DATA), rel=0, abs=1e-12)  # R²

@@ -1090,29 +1090,38 @@ class Composite(_SetOutputMixin, BaseEstimator, auto_wrap_output_keys=None):
         if kind in ("classifier", "regressor"):
             if y is None:
                 raise DataError(f"{type(self).__name__}.score needs y: the true targets to compare predictions with.")
-            metric = accuracy_score if kind == "classifier" else r2_score
-            return float(metric(y, self.predict(X), sample_weight=sample_weight))
+            return self._supervised_score(X, y, sample_weight, kind)
         if sample_weight is not None:
             return self._weighted_score(X, y, sample_weight)
         return float(self._run("score", X))
 
+    def _supervised_score(self, X: Any, y: Any, sample_weight: Any, kind: str) -> float:
+        """A classifier's or regressor's :meth:`score`: accuracy or R² of its predictions, as scikit-learn's mixins."""
+        metric = accuracy_score if kind == "classifier" else r2_score
+        return float(metric(y, self.predict(X), sample_weight=sample_weight))
+
     def _weighted_score(self, X: Any, y: Any, sample_weight: Any) -> float:
         """The ``score`` output's machine's own ``score`` of its input on ``X``, with ``sample_weight``."""
-        network = self._ready()
-        output = network["score"]
+        output = self._ready()["score"]
         model = output.machine.fitted_model if output.kind == "dynamic" and output.operation == "score" else None
         if model is None or not _has_parameter(model.score, "sample_weight"):
             raise ArgumentError(
                 f"{type(self).__name__}.score is its network's score output, which takes no sample_weight. "
                 "Score without weights."
             )
-        checked = self._check_input(X, "score")
+        return self._machine_score("score", X, y, sample_weight=sample_weight)
+
+    def _machine_score(self, operation: str, X: Any, y: Any, **params: Any) -> float:
+        """The ``score`` of the trained model of the machine whose operation gives the network's ``operation``
+        output, given that operation's input computed from ``X``, ``y`` and ``params``."""
+        output = self._ready()[operation]
+        checked = self._check_input(X, operation)
         with warnings.catch_warnings():
             warned = self._warned_of_names(X, checked)
             if warned is not None:  # said once, as in _run
                 warnings.filterwarnings("ignore", message=warned, category=UserWarning)
             inputs = output.parents[0](checked)
-        return float(model.score(inputs, y, sample_weight=sample_weight))
+        return float(output.machine.fitted_model.score(inputs, y, **params))
 
     def _scores(self) -> bool:
         """Whether :meth:`score` exists: a classifier or regressor that predicts, or a network with a score."""

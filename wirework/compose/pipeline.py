@@ -23,6 +23,7 @@ from wirework.compose._named import NamedEstimators, _VisualBlock, dropped
 from wirework.compose._routing import RoutedWeights
 from wirework.compose.composite import (
     _KIND_MIXINS,
+    _has_parameter,
     _unusable,
     Composite,
     WeightedFit,
@@ -287,6 +288,22 @@ class Pipeline(NamedEstimators, RoutedWeights, WeightedFit, Composite):
         return self
 
     _routes_each_fit = True
+
+    def _supervised_score(self, X: Any, y: Any, sample_weight: Any, kind: str) -> float:
+        """The last step's own ``score`` of what the steps before it make of ``X``, as scikit-learn's
+        ``Pipeline.score`` (a ``PoissonRegressor`` scores by the deviance it explains, not R²); with a target
+        transformer, R² of the predictions, as ``TransformedTargetRegressor(Pipeline(...))`` scores."""
+        if self.target_transformer is not None:
+            return super()._supervised_score(X, y, sample_weight, kind)
+        if sample_weight is None:
+            return self._machine_score("predict", X, y)  # the last step's, given what its predict is given
+        model = self._ready()["predict"].machine.fitted_model
+        if not _has_parameter(model.score, "sample_weight"):
+            raise ArgumentError(
+                f"Pipeline.score is its last step's score ({type(model).__name__}), which takes no sample_weight, "
+                "as in scikit-learn's Pipeline. Score without weights."
+            )
+        return self._machine_score("predict", X, y, sample_weight=sample_weight)
 
     def _weight_routes(self) -> list[tuple[str, Any, dict[str, str]]]:
         """The live steps, each reached by the methods scikit-learn's ``Pipeline`` routes its ``fit``,
