@@ -314,3 +314,16 @@ def test_a_pipeline_with_a_target_transformer_scores_as_a_transformed_target_reg
     ours = ww.Pipeline(steps(), target_transformer=StandardScaler(with_mean=False)).fit(X_DATA, Y_DATA)
     theirs = TransformedTargetRegressor(SkPipeline(steps()), transformer=StandardScaler(with_mean=False)).fit(X_DATA, Y_DATA)
     assert ours.score(X_DATA, Y_DATA) == pytest.approx(theirs.score(X_DATA, Y_DATA), rel=0, abs=1e-12)  # R²
+
+
+def test_a_frame_with_other_columns_is_not_copied_to_be_checked_again(monkeypatch):
+    # a ColumnTransformer picks its columns by name from a frame with extra ones: the composite's check refuses
+    # the names, and the frame goes on to the models; it must not be copied as objects on that way (every call)
+    X = _mixed_frame()[["high_bp", "age", "s5"]]
+    encode = ColumnTransformer([("flags", "passthrough", ["high_bp"]), ("numbers", SimpleImputer(), ["age", "s5"])])
+    pipe = ww.Pipeline([("encode", encode), ("ridge", Ridge())]).fit(X, Y_DATA)
+    copies = []
+    astype = pd.DataFrame.astype
+    monkeypatch.setattr(pd.DataFrame, "astype", lambda frame, dtype, *a, **k: copies.append(dtype) or astype(frame, dtype, *a, **k))
+    np.testing.assert_array_equal(pipe.predict(X.assign(id=1)[["id", *X.columns]]), pipe.predict(X))
+    assert object not in copies

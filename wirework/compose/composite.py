@@ -1292,13 +1292,23 @@ def _validate(owner: Composite, X: Any, *y: Any, **options: Any) -> Any:
     and hands the frame to its steps. A composite hands them the frame too
     (the array is not used), so such a frame is checked as columns of
     objects: its shape, column names and target are checked all the same.
+    A frame whose columns are not those ``fit`` saw (``reset=False``) is not
+    copied: the check refused it for that.
     """
     try:
         return validate_data(owner, X, *y, **options)
     except (ValueError, TypeError):
-        if not isinstance(X, pd.DataFrame):
+        if not isinstance(X, pd.DataFrame) or not (options.get("reset", True) or _as_fitted(owner, X)):
             raise
     return validate_data(owner, X.astype(object), *y, **options)
+
+
+def _as_fitted(owner: Composite, X: pd.DataFrame) -> bool:
+    """Whether the frame ``X`` has the columns ``owner``'s ``fit`` saw: its names, or their number."""
+    seen = owner.__dict__.get("feature_names_in_")
+    if seen is None:
+        return X.shape[1] == owner.__dict__.get("n_features_in_")
+    return X.shape[1] == len(seen) and all(str(name) == seen_name for name, seen_name in zip(X.columns, seen))
 
 
 def _classes(y: Any) -> Any:

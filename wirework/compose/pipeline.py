@@ -153,6 +153,7 @@ class Pipeline(NamedEstimators, RoutedWeights, WeightedFit, Composite):
     """
 
     _named = "steps"
+    _routes_each_fit = True  # fit_transform and fit_predict route as themselves, as in scikit-learn's Pipeline
 
     def __init__(self, steps: list[tuple[str, Any]], *, target_transformer: Any = None, cache: Any = None, executor: Any = None, n_jobs: int | None = None) -> None:
         self.steps = steps
@@ -286,8 +287,6 @@ class Pipeline(NamedEstimators, RoutedWeights, WeightedFit, Composite):
         for _, step in steps:
             step.set_output(transform=transform)
         return self
-
-    _routes_each_fit = True
 
     def _supervised_score(self, X: Any, y: Any, sample_weight: Any, kind: str) -> float:
         """The last step's own ``score`` of what the steps before it make of ``X``, as scikit-learn's
