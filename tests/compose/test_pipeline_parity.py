@@ -1,5 +1,6 @@
-"""ww.Pipeline and ww.TransformedTarget against scikit-learn's Pipeline and TransformedTargetRegressor on what
-surrounds the predictions: tags, sparse input, splits of precomputed kernels, frames of mixed dtypes."""
+"""ww.Pipeline and ww.TransformedTarget against scikit-learn's Pipeline and TransformedTargetRegressor beyond the
+predictions: tags, sparse input, splits of precomputed kernels, frames of mixed dtypes, the steps refused, scores,
+and TransformedTarget's default regressor and its check of the target."""
 
 import numpy as np
 import pandas as pd
@@ -36,6 +37,7 @@ def _one_thread():
     """One BLAS / OpenMP thread per model (boosting, GLM solvers): the machine's two cores are shared."""
     with threadpool_limits(1):
         yield
+
 
 #: Step lists whose tags scikit-learn's Pipeline takes from the steps: ours must say the same.
 TAGGED = {
