@@ -2,6 +2,8 @@
 predictions: tags, sparse input, splits of precomputed kernels, frames of mixed dtypes, the steps refused, scores,
 and TransformedTarget's default regressor and its check of the target."""
 
+import pickle
+
 import numpy as np
 import pandas as pd
 import pytest
@@ -12,8 +14,10 @@ from sklearn.compose import ColumnTransformer, TransformedTargetRegressor
 from sklearn.datasets import load_diabetes, load_iris
 from sklearn.decomposition import PCA, TruncatedSVD
 from sklearn.ensemble import HistGradientBoostingRegressor, IsolationForest, RandomForestClassifier
-from sklearn.feature_extraction.text import TfidfTransformer
+from sklearn.feature_extraction import DictVectorizer
+from sklearn.feature_extraction.text import CountVectorizer, TfidfTransformer, TfidfVectorizer
 from sklearn.impute import SimpleImputer
+from sklearn.isotonic import IsotonicRegression
 from sklearn.linear_model import GammaRegressor, LogisticRegression, MultiTaskLasso, PoissonRegressor, Ridge
 from sklearn.metrics.pairwise import euclidean_distances, rbf_kernel
 from sklearn.model_selection import GridSearchCV, KFold, cross_val_score
@@ -329,3 +333,49 @@ def test_a_frame_with_other_columns_is_not_copied_to_be_checked_again(monkeypatc
     monkeypatch.setattr(pd.DataFrame, "astype", lambda frame, dtype, *a, **k: copies.append(dtype) or astype(frame, dtype, *a, **k))
     np.testing.assert_array_equal(pipe.predict(X.assign(id=1)[["id", *X.columns]]), pipe.predict(X))
     assert object not in copies
+
+
+def _iris_as_text_and_dicts():
+    """Iris as short texts ("sl_5 sw_3 pl_1 pw_0", its measures rounded down) and as dicts of its measures."""
+    names = ["sl", "sw", "pl", "pw"]
+    texts = [" ".join(f"{name}_{int(value)}" for name, value in zip(names, row)) for row in X_IRIS]
+    return texts, [dict(zip(names, map(float, row))) for row in X_IRIS]
+
+
+@pytest.mark.parametrize("first, data", [
+    (lambda: TfidfVectorizer(), 0), (lambda: CountVectorizer(binary=True), 0), (lambda: DictVectorizer(), 1),
+], ids=["tf-idf", "counts", "dicts"])
+def test_a_pipeline_whose_first_step_takes_text_or_dicts_gets_them_as_scikit_learn_s(first, data):
+    X = _iris_as_text_and_dicts()[data]
+    weights = np.random.RandomState(0).uniform(0.1, 3.0, len(X))
+
+    def steps():
+        return [("first", first()), ("lr", LogisticRegression(max_iter=1000))]
+
+    ours, theirs = ww.Pipeline(steps()).fit(X, Y_IRIS), SkPipeline(steps()).fit(X, Y_IRIS)
+    for operation in ("predict", "predict_proba", "decision_function"):
+        np.testing.assert_allclose(getattr(ours, operation)(X[:20]), getattr(theirs, operation)(X[:20]), rtol=0, atol=1e-10)
+    assert ours.score(X, Y_IRIS) == theirs.score(X, Y_IRIS)
+    np.testing.assert_array_equal(pickle.loads(pickle.dumps(ours)).predict(X), theirs.predict(X))
+    assert not hasattr(ours, "n_features_in_") and not hasattr(theirs, "n_features_in_")  # no columns to count
+    weighted = SkPipeline(steps()).fit(X, Y_IRIS, lr__sample_weight=weights)
+    np.testing.assert_allclose(ww.Pipeline(steps()).fit(X, Y_IRIS, sample_weight=weights).predict_proba(X),
+                               weighted.predict_proba(X), rtol=0, atol=1e-10)
+    cv = KFold(3, shuffle=True, random_state=0)
+    np.testing.assert_array_equal(cross_val_score(ww.Pipeline(steps()), X, Y_IRIS, cv=cv), cross_val_score(SkPipeline(steps()), X, Y_IRIS, cv=cv))
+    transformer = ww.Pipeline(steps()[:1]).fit(X)  # names from the first step, given no input names
+    assert list(transformer.get_feature_names_out()) == list(SkPipeline(steps()[:1]).fit(X).get_feature_names_out())
+    with pytest.raises(ww.DataError, match=r"inconsistent numbers of samples: \[150, 149\]"):
+        ww.Pipeline(steps()).fit(X, Y_IRIS[1:])
+    with pytest.raises(ww.DataError, match="Found array with 0 sample"):
+        ww.Pipeline(steps()).fit(X[:0], Y_IRIS[:0])
+
+
+def test_an_isotonic_regression_takes_one_column_given_as_a_vector_as_in_scikit_learn():
+    x = X_DATA[:, 2]  # one feature, 1-D, as IsotonicRegression takes it
+    ours, theirs = ww.Pipeline([("iso", IsotonicRegression())]).fit(x, Y_DATA), SkPipeline([("iso", IsotonicRegression())]).fit(x, Y_DATA)
+    np.testing.assert_array_equal(ours.predict(x), theirs.predict(x))
+    tt = ww.TransformedTarget(IsotonicRegression(), StandardScaler()).fit(x, Y_DATA)
+    np.testing.assert_allclose(tt.predict(x), TransformedTargetRegressor(IsotonicRegression(), transformer=StandardScaler()).fit(x, Y_DATA).predict(x), rtol=0, atol=1e-9)
+    with pytest.raises(ww.DataError, match="Expected 2D array, got 1D array"):  # a first step that takes columns
+        ww.Pipeline([("scale", StandardScaler()), ("ridge", Ridge())]).fit(x, Y_DATA)

@@ -43,8 +43,11 @@ from sklearn.utils.metaestimators import available_if
 from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import (
     _check_sample_weight,
+    _check_y,
     _get_feature_names,
+    _num_samples,
     check_array,
+    check_consistent_length,
     has_fit_parameter,
     validate_data,
 )
@@ -195,6 +198,7 @@ class _Built:
     kind: str | None = None  # the composite's _kind() for those parameters
     weighted: bool | tuple[str, ...] = False  # what it was built for: weights, routed to these names or not
     frame: bool = False  # whether its last successful fit gave X as a DataFrame (column names strings or not)
+    raw: bool = False  # whether its last checked fit handed X on unchecked (Composite._raw_input)
     roots: list[Any] = field(init=False)  # the signature's nodes: what a fit pass trains for
 
     def __post_init__(self) -> None:
@@ -423,6 +427,17 @@ class Composite(_SetOutputMixin, BaseEstimator, auto_wrap_output_keys=None):
         _skeleton(list(self.get_params(deep=False).values()), objects)
         return objects
 
+    def _raw_input(self) -> bool:
+        """Whether ``X`` goes to the network as it was given, not checked as an array of columns: ``False`` here.
+
+        A recipe says ``True`` when the model that first sees ``X`` takes no
+        2-D array (its input tags: text for a ``TfidfVectorizer``, dicts for a
+        ``DictVectorizer``, one column as a vector for an
+        ``IsotonicRegression``), as scikit-learn's ``Pipeline`` hands such
+        input to its first step. Asked only when the data is checked.
+        """
+        return False
+
     def __sklearn_tags__(self):
         tags = super().__sklearn_tags__()
         kind = self._kind()
@@ -613,12 +628,17 @@ class Composite(_SetOutputMixin, BaseEstimator, auto_wrap_output_keys=None):
     # -- fitting ---------------------------------------------------------------
 
     def _check_fit_data(self, X: Any, y: Any, sample_weight: Any = None) -> tuple[Any, Any, Any]:
+        """``X``, ``y`` and ``sample_weight`` checked as scikit-learn checks them (an ``X`` that
+        :meth:`_raw_input` hands on unchecked: its number of rows only, and no ``n_features_in_``)."""
         kind = self._kind()
         if y is None and kind in ("classifier", "regressor"):
             raise DataError(
                 f"{type(self).__name__} requires y to be passed, but the target y is None. Call fit(X, y)."
             )
-        common = {"reset": True, "accept_sparse": ("csr", "csc"), "dtype": None, "ensure_all_finite": False}
+        common = {
+            "reset": True, "accept_sparse": ("csr", "csc"), "dtype": None, "ensure_all_finite": False,
+            "raw": self._raw_input(),
+        }
         kept = self._input_attributes()
         try:
             if y is None:
@@ -800,6 +820,8 @@ class Composite(_SetOutputMixin, BaseEstimator, auto_wrap_output_keys=None):
                 built.w.release()
         built.data = data
         built.frame = isinstance(X, pd.DataFrame)
+        if kept is not None:  # checked: without n_features_in_, X was handed on as it is (see _raw_input)
+            built.raw = "n_features_in_" not in self.__dict__
         if kept is not None or built is not last:  # else: the objects it already refers to
             built.seen = (_weak(incoming[0]), _weak(incoming[1]))
         self.network_ = built.signature
@@ -837,6 +859,8 @@ class Composite(_SetOutputMixin, BaseEstimator, auto_wrap_output_keys=None):
         return "network_" in self.__dict__
 
     def _check_input(self, X: Any, operation: str) -> Any:
+        if self._built.raw:  # text, dicts...: the first model judges them (see _raw_input)
+            return X
         if type(X) is np.ndarray and X.ndim == 2 and "feature_names_in_" not in self.__dict__:
             if X.shape[1] != self.n_features_in_:
                 name = type(self).__name__
@@ -1008,6 +1032,8 @@ class Composite(_SetOutputMixin, BaseEstimator, auto_wrap_output_keys=None):
     def _input_names(self, input_features: Any) -> np.ndarray:
         """``input_features`` checked against what ``fit`` saw, or the names ``fit`` saw (``x<k>`` if none)."""
         seen = self.__dict__.get("feature_names_in_")
+        if "n_features_in_" not in self.__dict__ and self._built.raw:  # no columns: the first model names its output
+            return None if input_features is None else np.asarray(input_features, dtype=object)
         if input_features is None:
             if seen is not None:
                 return np.asarray(seen, dtype=object)
@@ -1168,7 +1194,7 @@ class Composite(_SetOutputMixin, BaseEstimator, auto_wrap_output_keys=None):
         if built is not None:  # kept values of training data are not worth pickling
             state["_built"] = _Built(
                 built.signature, built.X, built.y, built.structure, built.objects, built.machines, built.w,
-                data=built.data, frame=built.frame, weighted=built.weighted,
+                data=built.data, frame=built.frame, raw=built.raw, weighted=built.weighted,
             )
         return state
 
@@ -1281,7 +1307,7 @@ def learns_several_targets(estimator: Any) -> bool:
         return False
 
 
-def _validate(owner: Composite, X: Any, *y: Any, **options: Any) -> Any:
+def _validate(owner: Composite, X: Any, *y: Any, raw: bool = False, **options: Any) -> Any:
     """scikit-learn's ``validate_data(owner, X, *y, **options)``, which also takes a DataFrame whose columns no
     one NumPy dtype holds.
 
@@ -1294,7 +1320,21 @@ def _validate(owner: Composite, X: Any, *y: Any, **options: Any) -> Any:
     objects: its shape, column names and target are checked all the same.
     A frame whose columns are not those ``fit`` saw (``reset=False``) is not
     copied: the check refused it for that.
+
+    ``raw`` (at fit): ``X`` is handed on as it is (see
+    ``Composite._raw_input``); only its number of rows is checked, with
+    ``y``, and it sets no ``n_features_in_`` or ``feature_names_in_``.
     """
+    if raw:
+        if _num_samples(X) < 1:
+            raise ValueError(f"Found array with 0 sample(s) while a minimum of 1 is required by {type(owner).__name__}.")
+        for name in _INPUT_ATTRIBUTES:  # no columns to count or name
+            owner.__dict__.pop(name, None)
+        if not y:
+            return X
+        checked = _check_y(y[0], multi_output=options.get("multi_output", False), estimator=owner)
+        check_consistent_length(X, checked)
+        return X, checked
     try:
         return validate_data(owner, X, *y, **options)
     except (ValueError, TypeError):

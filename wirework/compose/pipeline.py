@@ -98,6 +98,14 @@ def _final_outputs(
     return outputs, mach, None
 
 
+def _takes_no_columns(model: Any) -> bool:
+    """Whether ``model``'s input tags say it takes no 2-D array (text, dicts, a vector); ``False`` when unreadable."""
+    try:
+        return not get_tags(model).input_tags.two_d_array
+    except (AttributeError, TypeError, ValueError):
+        return False
+
+
 def _skipped(step: Any) -> bool:
     """Whether a pipeline step is skipped: ``None`` or ``"passthrough"``."""
     return step is None or (isinstance(step, str) and step == "passthrough")
@@ -243,6 +251,16 @@ class Pipeline(NamedEstimators, RoutedWeights, WeightedFit, Composite):
         if tags.transformer_tags is not None:
             kept = [(t.transformer_tags or TransformerTags()).preserves_dtype for t in inner]
             tags.transformer_tags.preserves_dtype = [d for d in kept[-1] if all(d in k for k in kept)] or ["float64"]
+
+    def _raw_input(self) -> bool:
+        """Whether ``X`` goes to the first step unchecked: when that step takes no 2-D array (text for a
+        ``TfidfVectorizer``, dicts for a ``DictVectorizer``, a vector for an ``IsotonicRegression``), as
+        scikit-learn's ``Pipeline`` hands ``X`` to its first step."""
+        try:
+            steps = self._live_steps()
+        except WireworkError:  # fit says what is wrong with them
+            return False
+        return bool(steps) and _takes_no_columns(steps[0][1])
 
     def _fits_and_predicts(self) -> bool:
         """``fit_predict`` when the last step has one (clusterers, outlier detectors), as scikit-learn's
@@ -480,6 +498,11 @@ class TransformedTarget(RoutedWeights, WeightedFit, Composite):
 
     def _weight_routes(self) -> list[tuple[str, Any, str]]:
         return [("regressor", self._regressor(), "fit")]
+
+    def _raw_input(self) -> bool:
+        """Whether ``X`` goes to the regressor unchecked: when it takes no 2-D array (one column as a vector for an
+        ``IsotonicRegression``), as scikit-learn's ``TransformedTargetRegressor`` hands ``X`` to it."""
+        return _takes_no_columns(self._regressor())
 
     def _check_fit_data(self, X: Any, y: Any, sample_weight: Any = None) -> tuple[Any, Any, Any]:
         """The composite's check, after scikit-learn's ``TransformedTargetRegressor``'s check of ``y``: numbers (not
