@@ -296,7 +296,11 @@ def drawn_column_sets(X: Any, *, seeds: tuple[int, ...], max_features: float | i
 
 def subspace(X: Any, *, seed: int, max_features: float | int) -> Any:
     """The columns of ``X`` that the member drawn with ``seed`` sees (:func:`drawn_columns`), in that order."""
-    columns = drawn_columns(np.shape(X)[1], seed, max_features)
+    return _take_columns(X, drawn_columns(np.shape(X)[1], seed, max_features))
+
+
+def _take_columns(X: Any, columns: np.ndarray) -> Any:
+    """``X``'s columns at the positions ``columns``, in that order (``X`` itself when they are all of them)."""
     if len(columns) == np.shape(X)[1]:
         return X
     return X.iloc[:, columns] if isinstance(X, pd.DataFrame) else X[:, columns]
@@ -324,10 +328,7 @@ def feature_sets(X: Any, *, seeds: tuple[int, ...], max_features: float | int) -
 
 def member_columns(X: Any, *, seed: int, max_features: float | int) -> Any:
     """The columns of ``X`` that a member of a bagging pickled before :func:`subspace` sees (:func:`feature_subset`)."""
-    columns = feature_subset(np.shape(X)[1], seed, max_features)
-    if len(columns) == np.shape(X)[1]:
-        return X
-    return X.iloc[:, columns] if isinstance(X, pd.DataFrame) else X[:, columns]
+    return _take_columns(X, feature_subset(np.shape(X)[1], seed, max_features))
 
 
 def out_of_bag(y: Any, *drawn_and_predicted: Any, classes: bool) -> tuple[float, np.ndarray]:
