@@ -2,11 +2,13 @@
 
 import copy
 import pickle
+import re
 import subprocess
 import sys
 
 import numpy as np
 import pytest
+import sklearn
 from _counting import Counting, fits
 from _probes import CrossFitted
 from sklearn.base import clone
@@ -103,13 +105,14 @@ def test_max_bytes_evicts_least_recently_used(tmp_path):
 
 @pytest.mark.parametrize("where", ["memory", "disk"])
 def test_a_fit_larger_than_max_bytes_is_not_stored_and_evicts_nothing(tmp_path, where):
-    cache = ww.FitCache(tmp_path if where == "disk" else None, max_bytes=1500)
+    bound = 2000 if where == "disk" else 1500  # an entry file has a header of ~200 bytes
+    cache = ww.FitCache(tmp_path if where == "disk" else None, max_bytes=bound)
     for alpha in (1.0, 2.0):
         train(cache, alpha=alpha)
     kept = cache.nbytes
     big = ww.machine(FunctionTransformer(func=np.negative, kw_args={"pad": list(range(2000))}), X_DATA)
-    with pytest.warns(ww.FitCacheWarning, match=r"did not store a fitted FunctionTransformer: it takes \d+ bytes "
-                      r"pickled, more than max_bytes \(1500\).*raise max_bytes"):
+    with pytest.warns(ww.FitCacheWarning, match=rf"did not store a fitted FunctionTransformer: it takes \d+ bytes "
+                      rf"pickled, more than max_bytes \({bound}\).*raise max_bytes"):
         big.fit(cache=cache)
     assert big.state == 1 and len(cache) == 2 and cache.nbytes == kept  # the others are kept
     train(cache, alpha=2.0)
@@ -131,7 +134,7 @@ def test_a_value_that_would_push_its_fit_past_max_bytes_is_not_kept():
 
 def test_a_disk_cache_evicts_the_least_recently_used_entry_even_within_one_clock_tick(tmp_path):
     for trial in range(5):  # the system stamps files with its last tick: all three would tie
-        cache = ww.FitCache(tmp_path / str(trial), max_bytes=1500)  # two of these fits (~600 bytes) fit, not three
+        cache = ww.FitCache(tmp_path / str(trial), max_bytes=2000)  # two of these entries (~800 bytes) fit, not three
         first, second = train(cache, alpha=1.0), train(cache, alpha=2.0)
         assert cache.get(first._fit_key) is not None  # the first is now used more recently than the second
         third = train(cache, alpha=3.0)
@@ -267,19 +270,116 @@ def test_a_fit_the_cache_cannot_store_is_kept_with_a_warning(tmp_path, bounded):
     assert len(cache) == 0 and list(tmp_path.rglob("*.tmp")) == []  # nothing half-written
 
 
-def test_an_unreadable_entry_is_a_miss_with_a_warning_and_is_replaced(tmp_path):
+def only_entry(location):
+    (entry,) = location.glob("*/*.pkl")
+    return entry
+
+
+def test_an_entry_that_is_not_of_this_format_is_a_miss_removed_with_a_warning(tmp_path):
     cache = ww.FitCache(location=tmp_path)
     train(cache)
-    (entry,) = tmp_path.glob("*/*.pkl")
-    entry.write_bytes(b"cnowhere_to_be_found\nThing\n.")  # a pickle of a class no module provides
+    entry = only_entry(tmp_path)
+    entry.write_bytes(pickle.dumps(Counting(Ridge(), tag="impostor").fit(X_DATA, -Y_DATA)))  # a bare pickle
     Counting.events.clear()
-    with pytest.warns(ww.FitCacheWarning, match=rf"entry {entry.name} could not be read \(ModuleNotFoundError"):
+    with pytest.warns(ww.FitCacheWarning, match=rf"entry {entry.name} is not an entry of this wirework's format.*"
+                      r"it is removed, and the model fitted again and stored"):
         mach = train(cache)
-    assert fits() == ["ridge"] and mach.state == 1
-    assert isinstance(pickle.loads(entry.read_bytes()), Counting)  # replaced by the new fit
-    entry.write_bytes(b"\x80\x05")  # cut short
-    with pytest.warns(ww.FitCacheWarning, match="could not be read"):
-        train(cache)
+    assert fits() == ["ridge"] and mach.state == 1 and mach.fitted_model.tag == "ridge"
+    assert entry.read_bytes().startswith(b"wirework fit cache entry\n")  # replaced by the new fit
+    assert train(cache).report()["reason"].endswith("(fit found in the cache)")
+
+
+@pytest.mark.parametrize("damage", ["cut", "flip", "header", "version"])
+def test_a_damaged_or_stale_entry_is_a_miss_removed_never_a_wrong_model(tmp_path, damage):
+    """A byte changed in a coefficient still unpickles, and a model pickled by another scikit-learn may load:
+    the header tells, before anything is unpickled."""
+    cache = ww.FitCache(location=tmp_path)
+    first = train(cache)
+    right = first.fitted_model.estimator_.coef_
+    entry = only_entry(tmp_path)
+    data = entry.read_bytes()
+    if damage == "cut":
+        data = data[: len(data) // 2]
+    elif damage == "flip":
+        at = data.index(right.tobytes()) + 3
+        data = data[:at] + bytes([data[at] ^ 0x40]) + data[at + 1 :]  # a coefficient, a little off
+    elif damage == "header":
+        data = data[:30] + b"~" * 10 + data[40:]
+    else:  # written by another scikit-learn: the entry is whole
+        data = data.replace(f'"sklearn":"{sklearn.__version__}"'.encode(), b'"sklearn":"0.0"', 1)
+    entry.write_bytes(data)
+    reason = {
+        "cut": "is cut short",
+        "flip": r"is corrupted \(its checksum does not match\)",
+        "header": "has a header this wirework cannot read",
+        "version": rf"was written by other code \(sklearn: 0.0; here: {re.escape(sklearn.__version__)}\)",
+    }[damage]
+    with pytest.warns(ww.FitCacheWarning, match=rf"entry {entry.name} {reason}.*; it is removed") as caught:
+        assert cache.get(first._fit_key) is None
+    assert len(caught) == 1 and not entry.exists() and cache.misses == 2
+    mach = train(cache)
+    np.testing.assert_array_equal(mach.fitted_model.estimator_.coef_, right)
+    assert fits() == ["ridge", "ridge"] and entry.exists()
+
+
+def test_a_foreign_file_in_the_directory_is_never_read_evicted_or_cleared(tmp_path):
+    kept = {tmp_path / "data" / "model.pkl": b"the user's", tmp_path / "ab" / "notes.pkl": b"theirs too"}
+    for path, content in kept.items():
+        path.parent.mkdir()
+        path.write_bytes(content)
+    cache = ww.FitCache(location=tmp_path, max_bytes=2000)
+    for alpha in (1.0, 2.0, 3.0, 4.0):
+        train(cache, alpha=alpha)  # evicts
+    assert len(cache) == 2 and cache.nbytes < 2000
+    cache.clear()
+    assert len(cache) == 0 and all(path.read_bytes() == content for path, content in kept.items())
+
+
+def test_an_entry_of_other_code_is_a_miss_removed_never_a_model_of_another_layout(tmp_path):
+    """An entry pickled with another version of a model's class (its module has no version: its source counts)."""
+    module = tmp_path / "layout_model.py"
+
+    def write_module(fitted_name):
+        module.write_text(
+            "import numpy as np\n"
+            "from sklearn.base import BaseEstimator, RegressorMixin\n"
+            "class Layout(RegressorMixin, BaseEstimator):\n"
+            "    def fit(self, X, y):\n"
+            f"        self.{fitted_name} = float(np.mean(y))\n"
+            "        return self\n"
+            "    def predict(self, X):\n"
+            f"        return np.full(len(X), self.{fitted_name})\n"
+        )
+
+    script = (
+        "import sys, warnings, numpy as np, wirework as ww\n"
+        f"sys.path.insert(0, {str(tmp_path)!r})\n"
+        "from layout_model import Layout\n"
+        "warnings.simplefilter('error')\n"  # as this test run: a FitCacheWarning ends the script
+        "X, y = np.eye(4), np.arange(4.0)\n"
+        f"cache = ww.FitCache({str(tmp_path / 'fits')!r})\n"
+        "try:\n"
+        "    mach = ww.machine(Layout(), X, y).fit(cache=cache, verbose=0)\n"
+        "except ww.FitCacheWarning as warning:\n"
+        "    print('warned:', warning)\n"
+        "    warnings.simplefilter('ignore')\n"
+        "    mach = ww.machine(Layout(), X, y).fit(cache=cache, verbose=0)\n"
+        "print(mach.report()['reason'], mach.fitted_model.predict(X[:1]))\n"
+    )
+
+    def run():
+        done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True)
+        assert done.returncode == 0, done.stderr
+        return done.stdout
+
+    write_module("mean_")
+    assert run() == "condition 1: never trained [1.5]\n"
+    assert run() == "condition 1: never trained (fit found in the cache) [1.5]\n"
+    write_module("average_")  # the class now keeps another attribute: the old entry would fail in predict
+    out = run()
+    assert out.startswith("warned: FitCache entry") and "was written by other code (layout_model: source " in out
+    assert out.endswith("condition 1: never trained [1.5]\n")
+    assert run() == "condition 1: never trained (fit found in the cache) [1.5]\n"  # stored again, this layout
 
 
 def test_entries_another_process_removes_meanwhile_are_skipped(tmp_path, monkeypatch):

@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import os
 import pickle
+import re
 import tempfile
 import threading
 import time
@@ -30,6 +31,7 @@ from pathlib import Path
 from typing import Any
 
 from wirework.errors import ArgumentError, FitCacheWarning, StorageError
+from wirework.graph.entries import UnusableEntry, encode_entry, read_entry
 from wirework.graph.fingerprint import model_token, tokenize
 
 __all__ = ["FitCache"]
@@ -43,8 +45,12 @@ class FitCache:
     location : str or path-like, optional
         A directory to keep entries in, so that processes can share them.
         Entries are written atomically and read back with ``pickle``: point
-        it only at a directory you created for this cache. ``None`` keeps
-        entries in this process's memory.
+        it only at a directory you created for this cache. Each entry file
+        carries the checksum of its pickle and the versions of the code it
+        refers to, checked before it is unpickled: an entry cut short,
+        corrupted or written by other code is a miss, removed (see
+        :mod:`wirework.graph.entries`). ``None`` keeps entries in this
+        process's memory.
     max_bytes : int, optional
         Evict the least recently used entries once their pickled sizes add
         up to more than this; a fit larger than this by itself is not
@@ -167,16 +173,23 @@ class FitCache:
             return entry[0]
         path = self._path(key)
         try:
-            with open(path, "rb") as handle:
-                fitted = pickle.load(handle)  # noqa: S301 - a directory the user created for this cache
+            fitted = read_entry(path)
         except FileNotFoundError:  # not stored, or evicted by another process
             return None
-        except Exception as error:  # cut short, or written by other library versions: fit again
+        except UnusableEntry as problem:  # cut short, corrupted, or written by other code: fit again
+            warnings.warn(
+                f"FitCache entry {path.name} {problem.reason}; it is removed, and the model fitted again and stored.",
+                FitCacheWarning,
+                stacklevel=3,
+            )
+            _remove_if_unchanged(path, problem.stat)
+            return None
+        except OSError as error:  # unreadable (permissions, say): left as it is
             warnings.warn(
                 f"FitCache entry {path.name} could not be read ({type(error).__name__}: {error}); the model is "
-                "fitted again and the entry replaced.",
+                "fitted again.",
                 FitCacheWarning,
-                stacklevel=2,
+                stacklevel=3,
             )
             return None
         try:
@@ -253,17 +266,19 @@ class FitCache:
     def _put(self, key: str, fitted: Any, output: Any) -> int | None:
         """Store, or return the size of an entry larger than ``max_bytes`` by itself (not stored; the entries
         kept are evicted down to the bound all the same)."""
+        header = b""
         if self.location is None and self.max_bytes is None:  # nothing needs the size: not measured
             payload = None
-        else:
-            stored = fitted if output is None or self.location is None else _Trained(fitted, output)
-            payload = pickle.dumps(stored, protocol=pickle.HIGHEST_PROTOCOL)
+        elif self.location is None:
+            payload = pickle.dumps(fitted, protocol=pickle.HIGHEST_PROTOCOL)
+        else:  # the entry file: a header (checksum, code versions), then the pickle
+            header, payload = encode_entry(fitted if output is None else _Trained(fitted, output))
         # in memory, an output is kept among the fit's values (measured when bounded); on disk, in the payload
         output_size = (
             _size(output) if output is not None and self.location is None and self.max_bytes is not None else None
         )
         if self.max_bytes is not None and payload is not None:
-            size = len(payload) + (output_size or 0)
+            size = len(header) + len(payload) + (output_size or 0)
             if size > self.max_bytes:
                 with self._lock:
                     self._evict()
@@ -281,9 +296,10 @@ class FitCache:
                 assert payload is not None
                 path = self._path(key)
                 path.parent.mkdir(parents=True, exist_ok=True)  # the whole directory too, if removed since
-                handle, temporary = tempfile.mkstemp(dir=path.parent, suffix=".tmp")
+                handle, temporary = tempfile.mkstemp(dir=path.parent, prefix=f".{path.stem}.", suffix=".tmp")
                 try:
                     with os.fdopen(handle, "wb") as out:
+                        out.write(header)
                         out.write(payload)
                     stamp = _now()
                     os.utime(temporary, ns=(stamp, stamp))
@@ -296,7 +312,8 @@ class FitCache:
 
     def _path(self, key: str) -> Path:
         assert self.location is not None
-        return self.location / key[:2] / f"{key}.pkl"
+        name = key if _TOKEN.fullmatch(key) else tokenize("FitCache key", key)  # only entry-shaped file names
+        return self.location / name[:2] / f"{name}.pkl"
 
     def _files(self) -> list[Path]:
         """The entries' files, least recently used first."""
@@ -307,7 +324,9 @@ class FitCache:
         are left out."""
         assert self.location is not None
         found = []
-        for path in self.location.glob("*/*.pkl"):
+        for path in self.location.glob(_ENTRY_GLOB):  # entries only: never another file kept there
+            if path.name[:2] != path.parent.name:
+                continue
             try:
                 stat = path.stat()
             except FileNotFoundError:
@@ -402,6 +421,20 @@ def _now() -> int:
         _last_stamp = max(time.time_ns(), _last_stamp + 1)
         return _last_stamp
 
+
+def _remove_if_unchanged(path: Path, stat: os.stat_result | None) -> None:
+    """Remove the unusable entry ``path`` unless another process has replaced it since it was read."""
+    try:
+        now = path.stat()
+        if stat is None or (now.st_ino, now.st_mtime_ns, now.st_size) == (stat.st_ino, stat.st_mtime_ns, stat.st_size):
+            path.unlink()
+    except OSError:  # removed meanwhile, or not ours to remove: the next fit replaces it
+        pass
+
+
+#: The keys of entries (tokens) and the names of their files: ``<first two characters>/<key>.pkl``.
+_TOKEN = re.compile(r"[0-9a-f]{32}")
+_ENTRY_GLOB = "[0-9a-f][0-9a-f]/" + "[0-9a-f]" * 32 + ".pkl"
 
 #: Where an in-memory cache keeps a fit's ``fit_transform`` output among its values (tokens are hexadecimal).
 _OUTPUT = "fit_transform output"
