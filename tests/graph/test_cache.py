@@ -1,6 +1,8 @@
 """FitCache: hits without fitting, never a stale entry, disk sharing, eviction."""
 
 import copy
+import os
+import pathlib
 import pickle
 import re
 import subprocess
@@ -153,8 +155,25 @@ def test_a_disk_cache_whose_directory_was_removed_makes_it_again(tmp_path):
 
 
 def test_bad_settings():
-    with pytest.raises(ww.ArgumentError, match="max_bytes to be a positive int"):
-        ww.FitCache(max_bytes=0)
+    for bound in (0, -1):
+        with pytest.raises(ww.ParameterError, match=rf"max_bytes to be a positive int or None. Received: {bound}\. "
+                           "A bound of zero or less would store nothing") as info:
+            ww.FitCache(max_bytes=bound)
+        assert isinstance(info.value, ValueError)
+    for bound, shown in (("1e6", "str '1e6'."), (2.5, "float 2.5."), (1e6, r"float 1000000.0; give int\(1000000.0\)."),
+                         (True, "bool True.")):
+        with pytest.raises(ww.ArgumentError, match=rf"max_bytes to be a positive int or None. Received: {shown}$"):
+            ww.FitCache(max_bytes=bound)
+    assert ww.FitCache(max_bytes=np.int64(10**6)).max_bytes == 10**6  # a numpy integer is an int
+    cache = ww.FitCache(max_bytes=10**6)
+    with pytest.raises(ww.ParameterError, match="max_bytes"):
+        cache.max_bytes = 0  # set later: checked as well
+    assert cache.max_bytes == 10**6
+    with pytest.raises(ww.ArgumentError, match=r"location to be a directory path \(str or path-like\) or None. "
+                       "Received: int 3"):
+        ww.FitCache(location=3)
+    with pytest.raises(ww.ParameterError, match="Received an empty path, which would be the current directory"):
+        ww.FitCache(location="")
     with pytest.raises(ww.ArgumentError, match="Unknown setting"):
         ww.set_config(colour="red")
     with pytest.raises(ww.ArgumentError, match="cache to be a ww.FitCache or None. Received: str"):
@@ -257,6 +276,51 @@ def test_a_location_that_cannot_be_a_directory_is_refused(tmp_path):
     with pytest.raises(OSError, match=r"FitCache cannot use '.*entries/cache' as its directory") as info:
         ww.FitCache(location=path / "cache")  # under a file
     assert isinstance(info.value, ww.StorageError) and isinstance(info.value.__cause__, OSError)
+
+
+@pytest.mark.skipif(os.geteuid() == 0 and not os.path.isdir("/proc/self"), reason="root writes in any directory")
+def test_a_directory_this_process_cannot_write_in_is_refused(tmp_path):
+    if os.geteuid() == 0:  # root writes in a directory whatever its mode, not in /proc/self
+        location = pathlib.Path("/proc/self")
+    else:
+        location = tmp_path / "read-only"
+        location.mkdir()
+        location.chmod(0o555)
+    with pytest.raises(ww.StorageError, match=rf"FitCache cannot use '{location}' as its directory: .*Give a "
+                       "directory this process may create and write in") as info:
+        ww.FitCache(location=location)
+    assert isinstance(info.value, OSError) and isinstance(info.value.__cause__, OSError)
+
+
+def test_a_pickled_disk_cache_shares_the_entries_and_never_fails_to_unpickle(tmp_path):
+    cache = ww.FitCache(tmp_path / "fits", max_bytes=10**6)
+    train(cache)
+    restored = pickle.loads(pickle.dumps(cache))
+    assert (restored.location, restored.max_bytes, restored.hits, len(restored)) == (tmp_path / "fits", 10**6, 0, 1)
+    assert train(restored).report()["reason"].endswith("(fit found in the cache)")
+    moved = ww.FitCache(tmp_path / "elsewhere")
+    data = pickle.dumps(moved)
+    (tmp_path / "elsewhere").rmdir()
+    (tmp_path / "elsewhere").write_text("a file now")  # as on a host where the path cannot be a directory
+    unusable = pickle.loads(data)  # no error while unpickling (a Dask worker, say)
+    with pytest.warns(ww.FitCacheWarning, match="could not store a fitted Counting .*the fit is kept, but not cached"):
+        mach = train(unusable)
+    assert mach.state == 1 and fits() == ["ridge", "ridge"]
+
+
+@pytest.mark.parametrize("where", ["memory", "bounded", "disk"])
+def test_stats_agree_with_the_entries(tmp_path, where):
+    cache = {"memory": ww.FitCache(), "bounded": ww.FitCache(max_bytes=10**6), "disk": ww.FitCache(tmp_path)}[where]
+    for alpha in (1.0, 2.0, 1.0):
+        predictions_network(cache, X=X_DATA * alpha)
+    stats = cache.stats()
+    assert (stats["hits"], stats["misses"]) == (3, 3)  # the first machine twice, the second on the third network
+    assert stats["entries"] == len(cache) == 3 and stats["bytes"] == cache.nbytes
+    if where == "disk":
+        assert stats["bytes"] == sum(path.stat().st_size for path in tmp_path.glob("*/*.pkl"))
+        assert stats["values"] == 0
+    else:
+        assert stats["values"] == 2 and (stats["bytes"] is None) == (where == "memory")
 
 
 @pytest.mark.parametrize("bounded", [False, True])

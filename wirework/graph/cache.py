@@ -18,6 +18,7 @@ training data when a machine trains by it (see
 
 from __future__ import annotations
 
+import numbers
 import os
 import pickle
 import re
@@ -30,7 +31,8 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
-from wirework.errors import ArgumentError, FitCacheWarning, StorageError
+from wirework.errors import ArgumentError, FitCacheWarning, ParameterError, StorageError
+from wirework.graph.data import describe
 from wirework.graph.entries import UnusableEntry, encode_entry, read_entry
 from wirework.graph.fingerprint import model_token, tokenize
 
@@ -86,9 +88,12 @@ class FitCache:
     """
 
     def __init__(self, location: str | os.PathLike | None = None, max_bytes: int | None = None) -> None:
-        if max_bytes is not None and (isinstance(max_bytes, bool) or not isinstance(max_bytes, int) or max_bytes <= 0):
-            raise ArgumentError(f"Expected max_bytes to be a positive int or None. Received: {max_bytes!r}.")
-        self.location = None if location is None else Path(location)
+        self._setup(_checked_location(location), max_bytes)
+        if self.location is not None:
+            _prepare_directory(self.location)
+
+    def _setup(self, location: Path | None, max_bytes: int | None) -> None:
+        self.location = location
         self.max_bytes = max_bytes
         self.hits = 0
         self.misses = 0
@@ -97,19 +102,25 @@ class FitCache:
         self._entries: OrderedDict[str, tuple[Any, int | None]] = OrderedDict()  # fitted model, pickled size
         self._values: dict[str, dict[str, tuple[Any, int | None]]] = {}  # per fit: value token -> value, size
         self._lock = threading.Lock()
-        if self.location is not None:
-            if self.location.exists() and not self.location.is_dir():
-                raise StorageError(
-                    f"FitCache location {str(self.location)!r} is a file. Give a directory (it is created "
-                    "if missing) that holds nothing but this cache."
-                )
-            try:
-                self.location.mkdir(parents=True, exist_ok=True)
-            except OSError as error:
-                raise StorageError(
-                    f"FitCache cannot use {str(self.location)!r} as its directory: {error}. Give a directory "
-                    "this process may write."
-                ) from error
+
+    @property
+    def max_bytes(self) -> int | None:
+        """The bound on the entries' pickled sizes, in bytes (``None``: no bound)."""
+        return self._max_bytes
+
+    @max_bytes.setter
+    def max_bytes(self, value: int | None) -> None:
+        if value is not None and (isinstance(value, bool) or not isinstance(value, numbers.Integral)):
+            raise ArgumentError(
+                f"Expected max_bytes to be a positive int or None. Received: {describe(value)}"
+                + (f"; give int({value!r})." if isinstance(value, float) and value.is_integer() else ".")
+            )
+        if value is not None and value <= 0:
+            raise ParameterError(
+                f"Expected max_bytes to be a positive int or None. Received: {value!r}. A bound of zero or less "
+                "would store nothing: give None for no bound, or don't give a cache."
+            )
+        self._max_bytes = None if value is None else int(value)
 
     def __repr__(self) -> str:
         where = "memory" if self.location is None else str(self.location)
@@ -126,7 +137,9 @@ class FitCache:
         return {"location": self.location, "max_bytes": self.max_bytes}
 
     def __setstate__(self, state: dict[str, Any]) -> None:
-        self.__init__(state["location"], state["max_bytes"])
+        # Checks the settings, not the file system: unpickled elsewhere (a Dask worker, another host), a directory
+        # that cannot be used there costs warnings when fits are stored, not an error while unpickling.
+        self._setup(_checked_location(state["location"]), state["max_bytes"])
 
     # -- keys ----------------------------------------------------------------
 
@@ -174,7 +187,7 @@ class FitCache:
         path = self._path(key)
         try:
             fitted = read_entry(path)
-        except FileNotFoundError:  # not stored, or evicted by another process
+        except (FileNotFoundError, NotADirectoryError):  # not stored, evicted by another process, or no directory
             return None
         except UnusableEntry as problem:  # cut short, corrupted, or written by other code: fit again
             warnings.warn(
@@ -371,14 +384,22 @@ class FitCache:
     def nbytes(self) -> int | None:
         """Pickled size of the entries, in bytes; ``None`` when not measured
         (an in-memory cache without ``max_bytes`` does not pickle its entries)."""
-        if self.location is None:
-            sizes = [size for _, size in self._entries.values()]
-            sizes += [size for kept in self._values.values() for _, size in kept.values()]
-            return None if None in sizes else sum(sizes)
-        return sum(size for _, size in self._sized())
+        return self._count()[1]
 
     def __len__(self) -> int:
         return len(self._entries) if self.location is None else len(self._files())
+
+    def _count(self) -> tuple[int, int | None, int]:
+        """Entries, their size (``None`` when not measured) and values kept with them, taken together: one
+        listing of the directory, or the memory under the lock."""
+        with self._lock:
+            values = sum(map(len, self._values.values()))
+            if self.location is not None:
+                files = self._sized()
+                return len(files), sum(size for _, size in files), values
+            sizes = [size for _, size in self._entries.values()]
+            sizes += [size for kept in self._values.values() for _, size in kept.values()]
+            return len(self._entries), None if None in sizes else sum(sizes), values
 
     def clear(self) -> None:
         """Remove every entry and reset the counters."""
@@ -393,14 +414,15 @@ class FitCache:
     def stats(self) -> dict[str, int | None]:
         """``hits``, ``misses``, ``entries``, ``bytes`` (pickled size, ``None`` when not measured: see
         :attr:`nbytes`), ``value_hits``, ``value_misses`` and ``values`` (values kept with fits)."""
+        entries, size, values = self._count()
         return {
             "hits": self.hits,
             "misses": self.misses,
-            "entries": len(self),
-            "bytes": self.nbytes,
+            "entries": entries,
+            "bytes": size,
             "value_hits": self.value_hits,
             "value_misses": self.value_misses,
-            "values": sum(map(len, self._values.values())),
+            "values": values,
         }
 
 
@@ -420,6 +442,42 @@ def _now() -> int:
     with _CLOCK:
         _last_stamp = max(time.time_ns(), _last_stamp + 1)
         return _last_stamp
+
+
+def _checked_location(location: Any) -> Path | None:
+    """``location`` as a path, or ``None``; what cannot be one is refused."""
+    if location is None:
+        return None
+    if not isinstance(location, (str, os.PathLike)) or isinstance(location, bytes):
+        raise ArgumentError(
+            f"Expected location to be a directory path (str or path-like) or None. Received: {describe(location)}."
+        )
+    path = Path(location)
+    if not str(location).strip():
+        raise ParameterError(
+            "Expected location to be a directory path or None. Received an empty path, which would be the current "
+            "directory. Give a directory you created for this cache."
+        )
+    return path
+
+
+def _prepare_directory(location: Path) -> None:
+    """Make ``location`` a directory this process can write entries in, or raise :class:`StorageError`."""
+    if location.exists() and not location.is_dir():
+        raise StorageError(
+            f"FitCache location {str(location)!r} is a file. Give a directory (it is created if missing) that "
+            "holds nothing but this cache."
+        )
+    try:
+        location.mkdir(parents=True, exist_ok=True)
+        handle, probe = tempfile.mkstemp(dir=location, prefix=".wirework-probe-")  # what os.access cannot tell
+        os.close(handle)
+        os.unlink(probe)
+    except OSError as error:
+        raise StorageError(
+            f"FitCache cannot use {str(location)!r} as its directory: {error}. Give a directory this process may "
+            "create and write in."
+        ) from error
 
 
 def _remove_if_unchanged(path: Path, stat: os.stat_result | None) -> None:
