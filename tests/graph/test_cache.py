@@ -488,3 +488,121 @@ def test_an_entry_stored_without_its_output_is_a_miss_for_a_machine_that_needs_i
     encoded(cache)
     assert CrossFitted.calls == ["fit", "transform", "fit_transform", "transform"]
     assert cache.hits == 4  # the encoder and the ridge, twice
+
+
+@pytest.mark.parametrize("max_bytes", [None, 2000])
+def test_processes_writing_and_reading_the_same_keys_at_once(tmp_path, max_bytes):
+    """Three processes fit the same three ridges through one directory, at the same time (with a bound: evicting
+    each other's entries too): every fit is right, nothing is read half-written, no warning."""
+    import multiprocessing
+
+    from _sharing import fit_through
+
+    context = multiprocessing.get_context("forkserver" if "forkserver" in multiprocessing.get_all_start_methods() else "spawn")
+    start, out = context.Barrier(3), context.Queue()
+    rounds = 30
+    workers = [
+        context.Process(target=fit_through, args=(str(tmp_path), max_bytes, start, rounds, seed, out)) for seed in range(3)
+    ]
+    for worker in workers:
+        worker.start()
+    results = [out.get(timeout=120) for _ in workers]
+    for worker in workers:
+        worker.join(timeout=60)
+    for hits, misses, wrong, problems in results:
+        assert problems == [] and wrong == 0 and hits + misses == rounds
+    assert sum(hits for hits, *_ in results) > 0  # the processes did share fits
+    assert list(tmp_path.rglob("*.tmp")) == []
+
+
+def test_keys_of_models_with_arrays_callables_and_nested_estimators():
+    """Equal content shares a fit; any difference, however deep in the parameters, is a miss."""
+    from sklearn.linear_model import LogisticRegression
+    from sklearn.pipeline import make_pipeline
+
+    cache = ww.FitCache()
+    labels = (Y_DATA > 0).astype(int)
+
+    def key_of(model, X=X_DATA, y=Y_DATA):
+        return ww.machine(model, *([X] if y is None else [X, y])).fit(cache=cache)._fit_key
+
+    def double(x):
+        return 2 * x
+
+    def triple(x):
+        return 3 * x
+
+    weights = {0: 1.0, 1: 2.0}
+    same = [
+        (LogisticRegression(class_weight=weights), LogisticRegression(class_weight=dict(weights)), labels),
+        (make_pipeline(FunctionTransformer(double), Ridge(alpha=2.0)), make_pipeline(FunctionTransformer(double), Ridge(alpha=2.0)), Y_DATA),
+        (Counting(make_pipeline(StandardScaler(), Ridge())), Counting(make_pipeline(StandardScaler(), Ridge())), Y_DATA),
+    ]
+    for first, second, y in same:
+        assert key_of(first, y=y) == key_of(second, y=y)
+    distinct = [
+        key_of(LogisticRegression(class_weight=weights), y=labels),
+        key_of(LogisticRegression(class_weight={0: 1.0, 1: 2.5}), y=labels),
+        key_of(make_pipeline(FunctionTransformer(double), Ridge(alpha=2.0))),
+        key_of(make_pipeline(FunctionTransformer(triple), Ridge(alpha=2.0))),
+        key_of(make_pipeline(FunctionTransformer(lambda x: 2 * x), Ridge(alpha=2.0))),
+        key_of(make_pipeline(FunctionTransformer(lambda x: 3 * x), Ridge(alpha=2.0))),
+        key_of(Counting(make_pipeline(StandardScaler(), Ridge()))),
+        key_of(Counting(make_pipeline(StandardScaler(with_mean=False), Ridge()))),
+        key_of(Counting(make_pipeline(StandardScaler(), Ridge(alpha=1)))),  # 1 is not 1.0
+        key_of(FunctionTransformer(double, kw_args={"pad": np.arange(3.0)}), y=None),
+        key_of(FunctionTransformer(double, kw_args={"pad": np.arange(3)}), y=None),  # another dtype
+        key_of(FunctionTransformer(double, kw_args={"pad": np.arange(3.0).reshape(1, 3)}), y=None),  # another shape
+    ]
+    assert len(set(distinct)) == len(distinct)
+
+
+def test_a_random_state_instance_is_never_a_stale_hit():
+    """A machine trains a copy of its model (clone): its RandomState is not drawn from, so an untouched one gives
+    the same fit (a hit is right); one drawn from since gives another (a miss)."""
+    from sklearn.ensemble import RandomForestRegressor
+
+    cache = ww.FitCache()
+    state = np.random.RandomState(0)
+
+    def forest():
+        return ww.machine(RandomForestRegressor(n_estimators=3, max_features=1, random_state=state), X_DATA, Y_DATA)
+
+    first = forest().fit(cache=cache)
+    again = forest().fit(cache=cache)
+    assert again.report()["reason"].endswith("(fit found in the cache)")
+    uncached = forest().fit()  # what fitting it again would give
+    np.testing.assert_array_equal(again.fitted_model.predict(X_DATA), uncached.fitted_model.predict(X_DATA))
+    state.uniform()  # the state moved on: the next fit differs
+    moved = forest().fit(cache=cache)
+    assert "(fit found in the cache)" not in moved.report()["reason"] and cache.misses == 2
+    assert not np.array_equal(moved.fitted_model.predict(X_DATA), first.fitted_model.predict(X_DATA))
+    generator = np.random.default_rng(0)
+    seeded = ww.machine(RandomForestRegressor(n_estimators=3, random_state=generator.integers(10**6)), X_DATA, Y_DATA)
+    assert seeded.fit(cache=cache)._fit_key != moved._fit_key
+
+
+def test_data_that_differs_only_in_dtype_labels_index_or_sparsity_never_collides():
+    import pandas as pd
+    import scipy.sparse as sp
+
+    cache = ww.FitCache()
+    frame = pd.DataFrame(np.round(X_DATA * 10).astype(np.int64), columns=["a", "b", "c"])
+    variants = [
+        frame,
+        frame.astype(np.float64),  # same values, another dtype
+        frame.astype(np.int32),
+        frame.rename(columns={"c": "d"}),  # same values, other names
+        frame[["b", "a", "c"]].set_axis(["a", "b", "c"], axis=1),  # columns swapped under the same names
+        frame.set_axis(frame.index + 1),  # another index
+        frame.set_axis(pd.Index(list(range(len(frame))))),  # the same labels, not a RangeIndex: a safe miss
+        frame.to_numpy(),
+        sp.csr_matrix(frame.to_numpy()),
+        sp.csc_matrix(frame.to_numpy()),
+        sp.csr_matrix(frame.to_numpy().astype(np.float64)),
+    ]
+    keys = [ww.machine(Ridge(), X, Y_DATA).fit(cache=cache)._fit_key for X in variants]
+    assert len(set(keys)) == len(keys) and cache.hits == 0
+    assert ww.machine(Ridge(), frame.copy(), Y_DATA).fit(cache=cache)._fit_key == keys[0]  # equal content: a hit
+    assert ww.machine(Ridge(), sp.csr_matrix(frame.to_numpy()), Y_DATA).fit(cache=cache)._fit_key == keys[8]
+    assert cache.hits == 2
