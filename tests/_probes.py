@@ -12,12 +12,17 @@ from threadpoolctl import threadpool_info
 
 
 class ThreadProbe(RegressorMixin, BaseEstimator):
-    """Records, while fitting, the BLAS / OpenMP threads threadpoolctl reports."""
+    """Records, while fitting, the BLAS / OpenMP threads threadpoolctl reports; ``log``: a file each fit adds a
+    line to as it starts (from any process)."""
 
-    def __init__(self, sleep: float = 0.0) -> None:
+    def __init__(self, sleep: float = 0.0, log: str | None = None) -> None:
         self.sleep = sleep
+        self.log = log
 
     def fit(self, X: Any, y: Any) -> ThreadProbe:
+        if self.log is not None:
+            with open(self.log, "a") as out:
+                out.write("fit\n")
         time.sleep(self.sleep)
         self.threads_ = {info["user_api"]: info["num_threads"] for info in threadpool_info()}
         self.mean_ = float(np.mean(y))

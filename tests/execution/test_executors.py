@@ -1,5 +1,7 @@
 """Every executor passes the same conformance tests: same predictions, retraining, errors."""
 
+import time
+
 import numpy as np
 import pytest
 from _probes import Brittle, CrossFitted, Doomed, Fragile, ThreadProbe
@@ -268,3 +270,88 @@ def test_a_dead_worker_process_fails_its_machine_with_a_cause_and_a_remedy():
     assert isinstance(caught.value, RuntimeError)  # BrokenProcessPool's builtin class
     assert isinstance(caught.value.__cause__, BrokenProcessPool)
     assert isinstance(caught.value.__cause__.__cause__, BrokenProcessPool)  # Python's own error, kept
+
+
+def waiting_network(sleep=1.0, n=6, log=None):
+    """``n`` slow probes (2 fit at once) feeding one judge: the loop waits for the first probe done, not all."""
+    X, y = ww.source(X_DATA, name="X"), ww.source(Y_DATA, name="y")
+    probes = [ww.machine(ThreadProbe(sleep=sleep, log=log), X, y, name=f"probe{i}") for i in range(n)]
+    judge = ww.machine(Ridge(), ww.hcat(*[m.predict(X) for m in probes]), y, name="judge")
+    return judge.predict(ww.hcat(*[m.predict(X) for m in probes])), probes + [judge]
+
+
+def trained_or_untouched(machines):
+    """Each machine either holds a whole new training or is as it was (never trained): nothing half-done."""
+    trained = []
+    for mach in machines:
+        report = mach.report()
+        if mach.state == 1:
+            assert report["action"] == "trained" and mach.fitted_model is not None and mach._snapshot is not None
+            trained.append(mach.name)
+        else:
+            assert mach.state == 0 and mach._fitted is None and mach._snapshot is None and report["action"] == "none"
+    return trained
+
+
+@pytest.mark.parametrize("kind", ["threads", "processes", "dask"])
+def test_an_interrupt_stops_at_once_keeps_what_finished_and_half_trains_nothing(kind, request, tmp_path):
+    """A KeyboardInterrupt in the scheduling thread (here from a progress callback, at the first machine done):
+    fits not started are cancelled, running ones are not awaited, finished ones are recorded; the next fit
+    trains the rest. (Threads waited for every queued fit, then lost them all; queued fits of processes ran.)"""
+    executor = ww.DaskExecutor(request.getfixturevalue("dask_client")) if kind == "dask" else kind
+    if kind == "dask":
+        request.getfixturevalue("dask_client").wait_for_workers(2)
+    log = tmp_path / "fits.log"
+    root, machines = waiting_network(sleep=0.6, log=str(log))
+    interrupted = []
+
+    def interrupt(event):
+        interrupted.append(time.perf_counter())
+        raise KeyboardInterrupt
+
+    with pytest.raises(KeyboardInterrupt):
+        root.fit(executor=executor, n_jobs=2, progress=interrupt)
+    assert time.perf_counter() - interrupted[0] < 0.5  # 4 more fits of 0.6 s were waiting
+    trained = trained_or_untouched(machines)
+    time.sleep(1.5)  # what was not cancelled has run by now
+    assert len(log.read_text().splitlines()) < 6  # (a process pool sends a few fits ahead to its workers)
+    assert machines[0].name in trained or machines[1].name in trained  # the one whose visit was reported, at least
+    assert "judge" not in trained and len(trained) <= 3
+    root.fit(executor=executor, n_jobs=2)
+    assert sorted(m.name for m in machines if m.report()["action"] == "skipped") == sorted(trained)
+    assert all(m.state == 1 for m in machines)
+
+
+def test_a_keyboard_interrupt_while_threads_fit_stops_at_once():
+    """Ctrl-C as a terminal sends it: SIGINT to the main thread, waiting for the pool."""
+    import signal
+    import threading
+
+    root, machines = waiting_network()
+    sent = []
+    timer = threading.Timer(
+        1.5, lambda: (sent.append(time.perf_counter()), signal.pthread_kill(threading.main_thread().ident, signal.SIGINT))
+    )
+    timer.start()
+    try:
+        with pytest.raises(KeyboardInterrupt):
+            root.fit(executor="threads", n_jobs=2)
+    finally:
+        timer.join()
+    assert time.perf_counter() - sent[0] < 0.8
+    assert 2 <= len(trained_or_untouched(machines)) <= 3  # the first two fits ended at 1 s; not the judge
+
+
+def test_an_interrupt_while_a_fit_is_stored_loses_nothing(monkeypatch):
+    X, y = ww.source(X_DATA, name="X"), ww.source(Y_DATA, name="y")
+    mach = ww.machine(Ridge(), X, y, name="ridge")
+
+    def interrupted(self, key, fitted, output=None):
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(ww.FitCache, "put", interrupted)
+    with pytest.raises(KeyboardInterrupt):
+        mach.fit(cache=ww.FitCache())
+    assert mach.state == 1 and mach.report()["action"] == "trained"  # the fit finished: it is kept
+    monkeypatch.undo()
+    assert mach.fit().report()["action"] == "skipped"

@@ -88,6 +88,11 @@ class Executor:
         cf.wait(futures)
         return list(futures)
 
+    def cancel(self, futures: list[Any]) -> None:
+        """Give up ``futures`` (an interrupted pass): those not started never run; running ones end unawaited."""
+        for future in futures:
+            future.cancel()
+
     def run(self, model: Any, values: list[Any], how: How) -> tuple[Any, BaseException | None]:
         """Fit now and wait: ``(result, None)`` or ``(None, error)`` (one-at-a-time passes)."""
         return self.outcomes([self.submit(model, values, how)])[0]
@@ -124,6 +129,9 @@ class _Ran:
 
     def done(self) -> bool:
         return True
+
+    def cancel(self) -> bool:
+        return False
 
     def result(self) -> Any:
         if self._error is not None:
@@ -191,16 +199,22 @@ class ThreadExecutor(Executor):
         self.workers = _workers(n_jobs)
         self._pool: cf.ThreadPoolExecutor | None = None
         self._limits: Any = None
+        self._abandoned = False
 
     def open(self) -> None:
+        self._abandoned = False
         threads = inner_threads(self.workers)
         # BLAS pools are process-wide: limit them for the pass; OpenMP is per thread: limit it in each worker.
         self._limits = threadpool_limits(limits=threads, user_api="blas")
         self._pool = cf.ThreadPoolExecutor(self.workers, initializer=_limit_openmp, initargs=(threads,))
 
+    def cancel(self, futures: list[Any]) -> None:
+        super().cancel(futures)
+        self._abandoned = True  # close() then does not wait for the fits still running
+
     def close(self) -> None:
         if self._pool is not None:
-            self._pool.shutdown(wait=True)
+            self._pool.shutdown(wait=not self._abandoned, cancel_futures=True)
             self._pool = None
         if self._limits is not None:
             self._limits.restore_original_limits()
@@ -394,6 +408,9 @@ class ProcessExecutor(Executor):
             self.open()
             return _PROCESS_POOLS[self.workers].submit(run_mapped, model, shipped, how)
 
+    def cancel(self, futures: list[Any]) -> None:
+        (self._instead or super()).cancel(futures)
+
     def wait_any(self, futures: Iterable[Any]) -> list[Any]:
         return (self._instead or super()).wait_any(futures)
 
@@ -550,6 +567,12 @@ class DaskExecutor(Executor):
 
         distributed.wait(futures)
         return list(futures)
+
+    def cancel(self, futures: list[Any]) -> None:
+        try:
+            self._client().cancel(list(futures))
+        except Exception:  # the interrupt being raised matters more; Dask also drops futures no client holds
+            pass
 
     def outcomes(self, futures: list[Any]) -> list[tuple[Any, BaseException | None]]:
         finished = [f for f in futures if f.status == "finished"]

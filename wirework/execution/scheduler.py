@@ -12,7 +12,9 @@ Failures lose nothing: a machine whose fit raised keeps its last state;
 machines that finished stay trained (the next fit resumes); with
 ``on_error="raise"`` running fits are awaited and recorded before the error
 is raised; with ``on_error="continue"`` every machine not downstream of a
-failure still trains and all failures are raised together at the end.
+failure still trains and all failures are raised together at the end. An
+interrupt (``KeyboardInterrupt``) cancels the fits not started, records
+those done and propagates at once, without waiting for running ones.
 
 A sequential pass that stops at the first failure (the default) needs none
 of the bookkeeping of futures: it visits the machines one at a time in the
@@ -180,6 +182,9 @@ def _as_ready(
     except Exception:  # not a machine's failure (a progress callback raised, say): keep what runs, then raise
         _record_running(running, engine, run)
         raise
+    except BaseException:  # an interrupt (KeyboardInterrupt, SystemExit): stop now, keeping what finished
+        _record_finished(running, engine, run)
+        raise
     return failures
 
 
@@ -217,6 +222,18 @@ def _record_running(running: dict[Any, tuple[int, Job]], engine: Any, run: FitPa
     futures = list(running)
     if futures:
         for future, outcome in zip(futures, engine.outcomes(engine.wait_all(futures))):
+            _record(running.pop(future)[1], outcome, run)
+
+
+def _record_finished(running: dict[Any, tuple[int, Job]], engine: Any, run: FitPass) -> None:
+    """On an interrupt: cancel the fits not done, without waiting for them (a running one ends in the background
+    and its result is dropped: its machine keeps its last training), and record those already done."""
+    pending = [future for future in running if not future.done()]
+    if pending:
+        engine.cancel(pending)
+    done = [future for future in running if future not in pending]
+    if done:
+        for future, outcome in zip(done, engine.outcomes(done)):
             _record(running.pop(future)[1], outcome, run)
 
 

@@ -581,9 +581,8 @@ class Machine:
 
     def _finish(self, job: Job, fitted: Any, output: Any, elapsed: float, cache: FitCache | None = None) -> None:
         """Record a finished fit: the new state, what was seen (conditions 3-7) and the training output
-        (``fit_transform``'s, when the job asked for it)."""
-        if cache is not None and job.key is not None:
-            cache.put(job.key, fitted, output)
+        (``fit_transform``'s, when the job asked for it); then store it in ``cache`` (recorded first: an interrupt
+        while it is written to disk loses nothing)."""
         self._fitted = fitted
         self._fit_key = job.key
         self._vector = job.how.column
@@ -601,6 +600,8 @@ class Machine:
             "fit_time": elapsed,
             "n_rows": job.n_rows,
         }
+        if cache is not None and job.key is not None:
+            cache.put(job.key, fitted, output)
 
     def _failure(self, job: Job, error: BaseException, step: str = "fit") -> MachineFitError:
         """The error to raise when ``step`` of a training (the model's fit, or the copy made to fit)
