@@ -97,3 +97,41 @@ class CrossFitted(BaseEstimator):
         self.fit(X, y)
         CrossFitted.calls.pop()  # one call: fit_transform
         return np.asarray(X, dtype=float) - self.mean_ + self.shift + 1000.0
+
+
+class Handle:
+    """Something a model may hold that copies (as itself) but cannot be pickled: a connection, a device."""
+
+    def __deepcopy__(self, memo: dict) -> Handle:
+        return self
+
+    def __reduce__(self) -> Any:
+        raise TypeError("cannot pickle 'Handle' object")
+
+
+class Connected(RegressorMixin, BaseEstimator):
+    """Holds a ``handle`` that cannot be pickled, so it cannot be sent to a worker process."""
+
+    def __init__(self, handle: Any = None) -> None:
+        self.handle = handle
+
+    def fit(self, X: Any, y: Any) -> Connected:
+        self.mean_ = float(np.mean(y))
+        return self
+
+    def predict(self, X: Any) -> Any:
+        return np.full(len(X), self.mean_)
+
+
+class KeepsLock(RegressorMixin, BaseEstimator):
+    """Its fit makes a lock, so the fitted model cannot be pickled back from a worker process."""
+
+    def fit(self, X: Any, y: Any) -> KeepsLock:
+        import threading
+
+        self.lock_ = threading.Lock()
+        self.mean_ = float(np.mean(y))
+        return self
+
+    def predict(self, X: Any) -> Any:
+        return np.full(len(X), self.mean_)

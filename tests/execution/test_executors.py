@@ -4,12 +4,13 @@ import time
 
 import numpy as np
 import pytest
-from _probes import Brittle, CrossFitted, Doomed, Fragile, ThreadProbe
+from _probes import Brittle, Connected, CrossFitted, Doomed, Fragile, Handle, KeepsLock, ThreadProbe
 from sklearn.cluster import DBSCAN
 from sklearn.datasets import make_regression
 from sklearn.ensemble import RandomForestRegressor
 from sklearn.linear_model import Ridge
 from sklearn.model_selection import KFold
+from sklearn.preprocessing import FunctionTransformer
 from sklearn.tree import DecisionTreeRegressor
 
 import wirework as ww
@@ -355,3 +356,46 @@ def test_an_interrupt_while_a_fit_is_stored_loses_nothing(monkeypatch):
     assert mach.state == 1 and mach.report()["action"] == "trained"  # the fit finished: it is kept
     monkeypatch.undo()
     assert mach.fit().report()["action"] == "skipped"
+
+
+@pytest.mark.parametrize("kind", ["processes", "dask"])
+def test_a_model_that_cannot_be_pickled_fails_its_machine_saying_what_to_do(kind, request):
+    """Dask's own TypeError came out of fit, and the machines that had finished were not recorded."""
+    executor = ww.DaskExecutor(request.getfixturevalue("dask_client")) if kind == "dask" else ww.ProcessExecutor(2)
+    X, y = ww.source(X_DATA, name="X"), ww.source(Y_DATA, name="y")
+    good = ww.machine(Ridge(), X, y, name="good")
+    connected = ww.machine(Connected(Handle()), X, y, name="connected")
+    root = ww.hcat(good.predict(X), connected.predict(X))
+    where = "a worker process" if kind == "processes" else "the Dask cluster"
+    with pytest.raises(ww.MachineFitError, match=rf"Machine 'connected' \(Connected\) failed to train .*: sending it to "
+                       rf"{where} \(pickling the model and its data\) raised TypeError: cannot pickle 'Handle' object.*"
+                       r"keep what cannot be pickled out of the model .* or use executor='threads'") as info:
+        root.fit(executor=executor)
+    assert isinstance(info.value, TypeError) and info.value.machine is connected
+    assert "cannot pickle 'Handle' object" in str(info.value.__cause__)
+    assert good.state == 1 and connected.report()["action"] == "failed"
+    lambdas = ww.machine(FunctionTransformer(lambda x: 2 * x), X, name="lambda").transform(X)
+    if kind == "processes":  # pickle cannot send a lambda; Dask's cloudpickle can
+        with pytest.raises(ww.MachineFitError, match=r"pickling the model and its data\) raised .*lambda.*define it at "
+                           "module level"):
+            lambdas.fit(executor=executor)
+    else:
+        np.testing.assert_array_equal(lambdas.fit(executor=executor)(), 2 * X_DATA)
+
+
+@pytest.mark.parametrize("kind", ["processes", "dask"])
+def test_a_fitted_model_that_cannot_be_pickled_back_fails_its_machine_and_keeps_the_others(kind, request):
+    executor = ww.DaskExecutor(request.getfixturevalue("dask_client")) if kind == "dask" else ww.ProcessExecutor(2)
+    X, y = ww.source(X_DATA, name="X"), ww.source(Y_DATA, name="y")
+    machines = [ww.machine(Ridge(alpha=a), X, y, name=f"ridge{a}") for a in (1, 2)]
+    locked = ww.machine(KeepsLock(), X, y, name="locked")
+    root = ww.hcat(*[m.predict(X) for m in (*machines, locked)])
+    back = "sending its fitted model back from the worker process" if kind == "processes" else (
+        "bringing its fitted model back from the Dask worker")
+    with pytest.raises(ww.MachineFitError, match=rf"Machine 'locked' \(KeepsLock\) failed to train .*: {back} \(pickling "
+                       r"it\) raised TypeError: .*cannot pickle '_thread.lock' object.*the fitted model keeps something "
+                       r"that cannot be pickled .* use executor='threads'") as info:
+        root.fit(executor=executor)
+    assert isinstance(info.value, TypeError) and "\n" not in str(info.value)  # no traceback pasted in
+    assert [m.state for m in machines] == [1, 1] and locked.state == 0
+    np.testing.assert_array_equal(root.fit(executor="threads")()[:, 2], np.full(len(X_DATA), Y_DATA.mean()))

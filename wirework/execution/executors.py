@@ -15,6 +15,8 @@ import atexit
 import concurrent.futures as cf
 import multiprocessing
 import os
+import pickle
+import re
 import sys
 import tempfile
 from collections.abc import Callable, Iterable
@@ -26,7 +28,7 @@ from wirework.errors import ArgumentError, ClusterError, ParameterError, brief
 from wirework.graph.data import buffer_bytes, describe, whole
 from wirework.graph.jobs import How, run_job
 
-__all__ = ["Executor", "SequentialExecutor", "ThreadExecutor", "ProcessExecutor", "DaskExecutor", "resolve_executor", "cores"]
+__all__ = ["Executor", "Unshipped", "SequentialExecutor", "ThreadExecutor", "ProcessExecutor", "DaskExecutor", "resolve_executor", "cores"]
 
 
 def cores() -> int:
@@ -62,8 +64,44 @@ def fit_on_worker(model: Any, values: list[Any], how: How, threads_per_host: dic
     return fit_limited(model, values, how, max(1, cores() // busy))
 
 
+class Unshipped(Exception):
+    """A fit, or its fitted model, could not travel between this process and a worker (pickling raised).
+
+    ``error`` is what pickling raised, ``step`` what was being done and
+    ``advice`` what to do; the scheduler makes it the machine's
+    ``MachineFitError`` (chaining ``error``).
+    """
+
+    def __init__(self, error: BaseException, step: str, advice: str) -> None:
+        super().__init__(f"{step}: {type(error).__name__}: {error}")
+        self.error = error
+        self.step = step
+        self.advice = advice
+
+    def __reduce__(self) -> tuple[Any, ...]:  # raised in a worker process, it comes back whole
+        return (Unshipped, (self.error, self.step, self.advice))
+
+
+_SENT_ADVICE = (
+    "keep what cannot be pickled out of the model and its data ({}a lock, an open file or connection), or use "
+    "executor='threads' (nothing is pickled),"
+)
+_PROCESS_ADVICE = _SENT_ADVICE.format("a lambda, or a function or class defined inside another function: define "
+                                      "it at module level; ")
+_DASK_ADVICE = _SENT_ADVICE.format("")
+_RESULT_ADVICE = (
+    "the fitted model keeps something that cannot be pickled (a lock, an open file or connection, made by its fit): "
+    "use executor='threads' (nothing is pickled),"
+)
+
+
 class Executor:
-    """Runs fits. Subclasses implement :meth:`submit` and :meth:`wait_any`."""
+    """Runs fits. Subclasses implement :meth:`submit` and :meth:`wait_any`.
+
+    :meth:`submit` raises :class:`Unshipped` when the fit cannot be sent to a
+    worker; its future's error is an :class:`Unshipped` when the fitted model
+    cannot come back.
+    """
 
     name = "executor"
     workers = 1
@@ -255,6 +293,16 @@ def run_mapped(model: Any, values: list[Any], how: How) -> tuple[Any, Any, float
     return run_job(model, opened, how)
 
 
+def run_pickled(job: bytes) -> bytes:
+    """:func:`run_mapped` of a job pickled by the parent process; returns the result pickled (a result that
+    cannot be pickled is an :class:`Unshipped` error, not the pool's own)."""
+    result = run_mapped(*pickle.loads(job))
+    try:
+        return pickle.dumps(result, protocol=pickle.HIGHEST_PROTOCOL)
+    except Exception as error:
+        raise Unshipped(error, "sending its fitted model back from the worker process (pickling it)", _RESULT_ADVICE) from None
+
+
 def _unimportable_main() -> str | None:
     """The path of the main module when worker processes could not import it, else ``None``.
 
@@ -399,14 +447,18 @@ class ProcessExecutor(Executor):
         if self._instead is not None:
             return self._instead.submit(model, values, how)
         shipped = [self._ship(v) for v in values]
+        try:  # here rather than in the pool's feeder thread, whose errors cannot be told from the fit's
+            job = pickle.dumps((model, shipped, how), protocol=pickle.HIGHEST_PROTOCOL)
+        except Exception as error:
+            raise Unshipped(error, "sending it to a worker process (pickling the model and its data)", _PROCESS_ADVICE) from None
         pool = _PROCESS_POOLS[self.workers]
         try:
-            return pool.submit(run_mapped, model, shipped, how)
+            return pool.submit(run_pickled, job)
         except cf.process.BrokenProcessPool:  # a worker died earlier: start a new pool once
             pool.shutdown(wait=False, cancel_futures=True)
             del _PROCESS_POOLS[self.workers]
             self.open()
-            return _PROCESS_POOLS[self.workers].submit(run_mapped, model, shipped, how)
+            return _PROCESS_POOLS[self.workers].submit(run_pickled, job)
 
     def cancel(self, futures: list[Any]) -> None:
         (self._instead or super()).cancel(futures)
@@ -418,13 +470,22 @@ class ProcessExecutor(Executor):
         return (self._instead or super()).wait_all(futures)
 
     def outcomes(self, futures: list[Any]) -> list[tuple[Any, BaseException | None]]:
-        """As :meth:`Executor.outcomes`, with a cause and a remedy added to a broken pool's error."""
-        results = (self._instead or super()).outcomes(futures)
-        for k, (_, error) in enumerate(results):
+        """As :meth:`Executor.outcomes`, the results unpickled, with a cause and a remedy added to a broken
+        pool's error."""
+        if self._instead is not None:
+            return self._instead.outcomes(futures)
+        results = super().outcomes(futures)
+        for k, (result, error) in enumerate(results):
             if isinstance(error, cf.process.BrokenProcessPool):
                 explained = cf.process.BrokenProcessPool(_BROKEN)
                 explained.__cause__ = error
                 results[k] = (None, explained)
+            elif error is None:
+                try:
+                    results[k] = (pickle.loads(result), None)
+                except Exception as failure:  # a class the worker had and this process cannot import, say
+                    step = "reading the fitted model the worker process sent back (unpickling it)"
+                    results[k] = (None, Unshipped(failure, step, "fit it with executor='threads'"))
         return results
 
 
@@ -544,8 +605,14 @@ class DaskExecutor(Executor):
             for address, info in client.scheduler_info()["workers"].items():
                 host = _host(address)
                 self._per_host[host] = self._per_host.get(host, 0) + int(info.get("nthreads", 1))
-        shipped = [self._ship(v) for v in values]
-        future = client.submit(fit_on_worker, model, shipped, how, self._per_host, pure=False, retries=self.retries)
+        try:
+            shipped = [self._ship(v) for v in values]
+            future = client.submit(fit_on_worker, model, shipped, how, self._per_host, pure=False, retries=self.retries)
+        except Exception as error:
+            if not _unserializable(error):
+                raise
+            cause = error.__cause__ if isinstance(error.__cause__, Exception) else error  # pickle's own error
+            raise Unshipped(cause, "sending it to the Dask cluster (pickling the model and its data)", _DASK_ADVICE) from None
         if self._completed is None:
             import distributed
 
@@ -576,8 +643,43 @@ class DaskExecutor(Executor):
 
     def outcomes(self, futures: list[Any]) -> list[tuple[Any, BaseException | None]]:
         finished = [f for f in futures if f.status == "finished"]
-        gathered = dict(zip(map(id, finished), self._client().gather(finished))) if finished else {}  # one round trip
-        return [(gathered[id(f)], None) if id(f) in gathered else _settled(f) for f in futures]
+        try:
+            gathered = dict(zip(map(id, finished), self._client().gather(finished))) if finished else {}  # one trip
+        except Exception:  # a result that cannot come back fails the whole gather: take them one by one
+            gathered = {}
+        outcomes = []
+        for future in futures:
+            if id(future) in gathered:
+                outcomes.append((gathered[id(future)], None))
+                continue
+            result, error = _settled(future)
+            if error is not None and future in finished and _unserializable(error):  # the fit ended; its model
+                step = "bringing its fitted model back from the Dask worker (pickling it)"  # could not come back
+                error = Unshipped(_without_traceback(error), step, _RESULT_ADVICE)
+            outcomes.append((result, error))
+        return outcomes
+
+
+def _unserializable(error: BaseException) -> bool:
+    """Whether Dask's ``error`` says it could not serialize (pickle) something: a ``TypeError`` "Could not
+    serialize object of type ...", pickle's own error chained."""
+    return "could not serialize" in str(error).lower() or isinstance(error, pickle.PicklingError)
+
+
+def _without_traceback(error: BaseException) -> BaseException:
+    """Dask's ``error`` whose message carries the worker's traceback, as one line: its first line and the last
+    error the traceback names (``Could not serialize object of type X (TypeError: cannot pickle ...)``); the
+    original is chained."""
+    lines = [line for line in str(error).splitlines() if line.strip()]
+    if len(lines) < 2 or not any(line.startswith("Traceback") for line in lines):
+        return error
+    last = next((line for line in reversed(lines) if re.match(r"[A-Za-z_][\w.]*(Error|Exception)\b[^:]*: ", line)), None)
+    try:
+        plain = type(error)(lines[0] if last is None else f"{lines[0]} ({last})")
+    except Exception:  # an exception class that takes other arguments: keep it as it is
+        return error
+    plain.__cause__ = error
+    return plain
 
 
 def _settled(future: Any) -> tuple[Any, BaseException | None]:

@@ -28,7 +28,7 @@ from collections.abc import Callable, Iterable, Sequence, Set
 from typing import Any
 
 from wirework.errors import ArgumentError, MachineFitError, WireworkError, kind_name
-from wirework.execution.executors import resolve_executor
+from wirework.execution.executors import Unshipped, resolve_executor
 from wirework.execution.progress import Progress, progress as watch
 from wirework.graph.jobs import Job
 from wirework.graph.machines import Machine
@@ -161,7 +161,11 @@ def _as_ready(
                 if job is None:
                     visited(k)
                     continue
-                future = engine.submit(job.model, job.values, job.how)
+                try:
+                    future = engine.submit(job.model, job.values, job.how)
+                except Unshipped as error:  # its model or data cannot be pickled: this machine's failure
+                    failed(k, _record(job, (None, error), run))  # type: ignore[arg-type]
+                    continue
                 running[future] = (k, job)
                 if synchronous and getattr(future, "done", lambda: False)():
                     collect([future])  # known at once: a failure stops the batch right here
@@ -258,6 +262,8 @@ def _unplanned(machine: Machine, error: WireworkError) -> None:
 def _record(job: Job, outcome: tuple[Any, BaseException | None], run: FitPass) -> WireworkError | None:
     """Record a finished job's ``(result, error)`` on its machine; return the failure to raise, if any."""
     result, error = outcome
+    if isinstance(error, Unshipped):  # the job or its result could not travel to or from a worker
+        return job.machine._failure(job, error.error, error.step, error.advice)
     if error is not None:  # the model's own error, from wherever it ran
         return job.machine._failure(job, error)
     fitted, output, seconds = result

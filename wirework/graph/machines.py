@@ -603,18 +603,18 @@ class Machine:
         if cache is not None and job.key is not None:
             cache.put(job.key, fitted, output)
 
-    def _failure(self, job: Job, error: BaseException, step: str = "fit") -> MachineFitError:
-        """The error to raise when ``step`` of a training (the model's fit, or the copy made to fit)
-        raised ``error``; the machine keeps its last state."""
+    def _failure(self, job: Job, error: BaseException, step: str = "fit", advice: str | None = None) -> MachineFitError:
+        """The error to raise when ``step`` of a training (the model's fit, the copy made to fit, sending it to
+        a worker) raised ``error``; ``advice``: what to do, when the step knows. The machine keeps its last state."""
         self._report = {"action": "failed", "reason": f"{job.reason}; {step} raised {kind_name(error)}"}
         where = ", ".join(_node_labels(self)) or "no node yet"
         during = "" if step == "fit" else f"{step} raised "
+        advice = install_advice(error) or advice or "fix the model or its data"
         failure = MachineFitError.wrapping(
             error,
             f"{self._title()} failed to train ({job.reason}): {during}{quoted(error)}. "
             f"Model: {_shown(self.model)}. Training arguments: {where}. "
-            f"Machines trained before it stay trained; {install_advice(error) or 'fix the model or its data'} "
-            "and fit again.",
+            f"Machines trained before it stay trained; {advice} and fit again.",
             machine=self,
         )
         failure.__cause__ = error
