@@ -303,7 +303,7 @@ def test_an_interrupt_stops_at_once_keeps_what_finished_and_half_trains_nothing(
     if kind == "dask":
         request.getfixturevalue("dask_client").wait_for_workers(2)
     log = tmp_path / "fits.log"
-    root, machines = waiting_network(sleep=0.6, log=str(log))
+    root, machines = waiting_network(sleep=0.4, n=10, log=str(log))
     interrupted = []
 
     def interrupt(event):
@@ -312,12 +312,12 @@ def test_an_interrupt_stops_at_once_keeps_what_finished_and_half_trains_nothing(
 
     with pytest.raises(KeyboardInterrupt):
         root.fit(executor=executor, n_jobs=2, progress=interrupt)
-    assert time.perf_counter() - interrupted[0] < 0.5  # 4 more fits of 0.6 s were waiting
+    assert time.perf_counter() - interrupted[0] < 0.5  # 8 more fits of 0.4 s were waiting
     trained = trained_or_untouched(machines)
     time.sleep(1.5)  # what was not cancelled has run by now
-    assert len(log.read_text().splitlines()) < 6  # (a process pool sends a few fits ahead to its workers)
+    assert len(log.read_text().splitlines()) < 10  # (a process pool sends 3 fits ahead to its 2 workers)
     assert machines[0].name in trained or machines[1].name in trained  # the one whose visit was reported, at least
-    assert "judge" not in trained and len(trained) <= 3
+    assert "judge" not in trained and len(trained) <= 5
     root.fit(executor=executor, n_jobs=2)
     assert sorted(m.name for m in machines if m.report()["action"] == "skipped") == sorted(trained)
     assert all(m.state == 1 for m in machines)
