@@ -33,12 +33,14 @@ class ThreadProbe(RegressorMixin, BaseEstimator):
 
 
 class Fragile(RegressorMixin, BaseEstimator):
-    """Fails to fit while ``fail`` is true (a hyperparameter to fix)."""
+    """Fails to fit (after ``sleep`` seconds) while ``fail`` is true (a hyperparameter to fix)."""
 
-    def __init__(self, fail: bool = False) -> None:
+    def __init__(self, fail: bool = False, sleep: float = 0.0) -> None:
         self.fail = fail
+        self.sleep = sleep
 
     def fit(self, X: Any, y: Any) -> Fragile:
+        time.sleep(self.sleep)
         if self.fail:
             raise ValueError("Fragile was told to fail")
         self.mean_ = float(np.mean(y))

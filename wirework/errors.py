@@ -295,7 +295,9 @@ class MachineFitError(_MachineError):
 
     The original exception is chained as ``__cause__``; ``machine`` is the
     machine that failed. Machines that finished training before the failure
-    stay trained, so the next ``fit`` resumes from there.
+    stay trained, so the next ``fit`` resumes from there. With
+    ``fit(on_error="continue")`` and several failures, one error lists them
+    all and ``failures`` holds each machine's error, in training order.
 
     Examples
     --------

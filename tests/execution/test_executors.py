@@ -140,6 +140,28 @@ class TestExecutorConformance:
         assert after.report()["action"] == "blocked"
 
 
+    def test_continue_lists_the_failures_in_training_order(self, executor):
+        """Not in the order they came (the slow failure first in training order ends last), and not an error
+        without a machine (rows that do not match) first."""
+        X, y = ww.source(X_DATA, name="X"), ww.source(Y_DATA, name="y")
+        slow = ww.machine(Fragile(fail=True, sleep=0.5), X, y, name="slow")
+        fast = ww.machine(Fragile(fail=True), X, y, name="fast")
+        rows = ww.machine(Ridge(), X, ww.node(_first_ten, y), name="rows")
+        fine = ww.machine(Ridge(), X, y, name="fine")
+        root = ww.hcat(*[m.predict(X) for m in (slow, fast, rows, fine)])
+        with pytest.raises(ww.MachineFitError, match=r"^3 machines failed to train: Machine 'slow' .*; Machine 'fast' "
+                           r".*; The training arguments of Machine 'rows' .*\(restrict every argument with the same "
+                           r"folds\)\. The others that could train did") as info:
+            root.fit(executor=executor, on_error="continue")
+        assert [getattr(f, "machine", None) for f in info.value.failures] == [slow, fast, None]
+        assert isinstance(info.value.failures[2], ww.DataError) and "'rows'" in str(info.value.failures[2])
+        assert fine.state == 1 and [m.report()["action"] for m in (slow, fast, rows)] == ["failed"] * 3
+
+
+def _first_ten(value):
+    return value[:10]
+
+
 def _divide_by_zero(value):
     raise ZeroDivisionError("the function of a static node failed")
 

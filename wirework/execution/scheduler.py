@@ -89,28 +89,29 @@ def schedule(
         engine.close()
         bar.close()
     if failures:
-        order = {id(m): k for k, m in enumerate(graph.machines)}
-        failures.sort(key=lambda error: order.get(id(getattr(error, "machine", None)), -1))  # not by finish time
         if len(failures) == 1:
             raise failures[0]
-        summary = "; ".join(str(f).split(". Model:")[0] for f in failures)
-        raise MachineFitError.wrapping(
+        summary = "; ".join(str(f).split(". Model:")[0].rstrip(".") for f in failures)
+        error = MachineFitError.wrapping(
             failures[0].__cause__ or failures[0],
             f"{len(failures)} machines failed to train: {summary}. The others that could train did; "
             "fix these and fit again to resume.",
-        ) from failures[0]
+        )
+        error.failures = tuple(failures)
+        raise error from failures[0]
     return list(graph.machines)
 
 
 def _as_ready(
     graph: Any, run: FitPass, force: bool, forced_ids: Set[int], engine: Any, bar: Progress, on_error: str
 ) -> list[WireworkError]:
-    """The general loop: ready machines to the executor, results back as they come; returns the failures."""
+    """The general loop: ready machines to the executor, results back as they come; returns the failures, in
+    training order (not as they came)."""
     machines, dependants = graph.machines, graph.dependants
     waiting = list(graph.needs)
     ready = [k for k, n in enumerate(waiting) if n == 0]
     blocked: set[int] = set()
-    failures: list[WireworkError] = []
+    failures: list[tuple[int, WireworkError]] = []
     running: dict[Any, tuple[int, Job]] = {}
     deferred: list[Any] = []
     synchronous = engine.name == "sequential"
@@ -123,7 +124,7 @@ def _as_ready(
                 ready.append(j)
 
     def failed(k: int, error: WireworkError) -> None:
-        failures.append(error)
+        failures.append((k, error))
         stack = [k]
         while stack:  # nothing downstream of a failure may train on stale or missing values
             for j in dependants[stack.pop()]:
@@ -189,7 +190,7 @@ def _as_ready(
     except BaseException:  # an interrupt (KeyboardInterrupt, SystemExit): stop now, keeping what finished
         _record_finished(running, engine, run)
         raise
-    return failures
+    return [error for _, error in sorted(failures, key=lambda failure: failure[0])]
 
 
 def _one_at_a_time(
