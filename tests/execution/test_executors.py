@@ -421,3 +421,44 @@ def test_a_fitted_model_that_cannot_be_pickled_back_fails_its_machine_and_keeps_
     assert isinstance(info.value, TypeError) and "\n" not in str(info.value)  # no traceback pasted in
     assert [m.state for m in machines] == [1, 1] and locked.state == 0
     np.testing.assert_array_equal(root.fit(executor="threads")()[:, 2], np.full(len(X_DATA), Y_DATA.mean()))
+
+
+@pytest.mark.parametrize("kind", ["threads", "processes", "dask"])
+def test_lightgbm_fits_in_parallel_are_capped_at_their_share_of_the_cores(kind, request):
+    """LightGBM runs n_jobs threads (by default one per physical core) whatever OpenMP's limit: two such fits
+    at once on 2 cores ran 2 threads each, 5-20x slower. Its own cap limits it, and is lifted after the pass."""
+    from _lightgbm_probe import CappedProbe
+
+    cores = ww.execution.executors.cores()
+    if kind == "dask":
+        client = request.getfixturevalue("dask_client")
+        executor, expected = ww.DaskExecutor(client), max(1, cores // sum(client.nthreads().values()))
+    else:
+        executor, expected = (ww.ThreadExecutor(cores) if kind == "threads" else ww.ProcessExecutor(cores)), 1
+    X, y = ww.source(X_DATA, name="X"), ww.source(Y_DATA, name="y")
+    machines = [ww.machine(CappedProbe(n_estimators=5, n_jobs=n_jobs, verbose=-1), X, y) for n_jobs in (None, 4)]
+    ww.mean(*[m.predict(X) for m in machines]).fit(executor=executor)
+    for mach in machines:
+        assert mach.fitted_model.max_threads_ == expected and mach.fitted_model.openmp_threads_ <= {expected}
+        assert mach.fitted_model.n_jobs == mach.model.n_jobs  # the model's own setting is left as it is
+    alone = ww.machine(CappedProbe(n_estimators=5, verbose=-1), X, y).fit()
+    assert alone.fitted_model.max_threads_ == -1  # a sequential fit, after the pass: no cap
+
+
+def test_limits_of_overlapping_passes_are_restored_by_the_last():
+    """Two passes on threads at once (nested, or from two threads): the first to end restored the BLAS limits
+    while the other still fitted, and the other then left them limited for good."""
+    from threadpoolctl import threadpool_info
+
+    def blas():
+        return {info["num_threads"] for info in threadpool_info() if info["user_api"] == "blas"}
+
+    before = blas()
+    assert before != {1}, "the test needs BLAS with more than one thread to begin with"
+    first, second = ww.ThreadExecutor(2), ww.ThreadExecutor(2)
+    first.open()
+    second.open()
+    first.close()
+    assert blas() == {1}  # the second pass still fits
+    second.close()
+    assert blas() == before

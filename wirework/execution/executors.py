@@ -2,10 +2,11 @@
 
 Thread rule: when ``n`` fits run at once on a machine with ``c`` cores, each
 fit may use ``max(1, c // n)`` BLAS / OpenMP threads, so that workers ×
-inner threads ≤ cores (threadpoolctl sets the limits). Nested parallelism on
-small machines otherwise oversubscribes the cores badly: a gradient boosting
-with 2 OpenMP threads in each of 2 parallel workers on 2 cores runs 5-20×
-slower.
+inner threads ≤ cores (threadpoolctl sets the limits; LightGBM, which sets
+its own thread count from its ``n_jobs`` whatever OpenMP's limit, gets its
+own cap, ``LGBM_SetMaxThreads``). Nested parallelism on small machines
+otherwise oversubscribes the cores badly: a gradient boosting with 2 OpenMP
+threads in each of 2 parallel workers on 2 cores runs 5-20× slower.
 """
 
 from __future__ import annotations
@@ -13,12 +14,14 @@ from __future__ import annotations
 import asyncio
 import atexit
 import concurrent.futures as cf
+import ctypes
 import multiprocessing
 import os
 import pickle
 import re
 import sys
 import tempfile
+import threading
 from collections.abc import Callable, Iterable
 from typing import Any
 
@@ -45,11 +48,64 @@ def inner_threads(workers: int) -> int:
 
 
 def fit_limited(model: Any, values: list[Any], how: How, threads: int | None) -> tuple[Any, Any, float]:
-    """:func:`run_job` with inner threads limited to ``threads`` (``None``: no limit)."""
+    """:func:`run_job` with inner threads limited to ``threads`` (``None``: no limit): OpenMP in this thread,
+    BLAS and LightGBM in the process (shared with the fits running beside it, see :func:`hold_limits`)."""
     if threads is None:
         return run_job(model, values, how)
-    with threadpool_limits(limits=threads):
-        return run_job(model, values, how)
+    hold_limits(threads)
+    try:
+        with threadpool_limits(limits=threads, user_api="openmp"):
+            return run_job(model, values, how)
+    finally:
+        release_limits()
+
+
+_LIMITS = threading.Lock()
+_held: list[Any] = []  # the limits' holders: each hold_limits() adds one, release_limits() removes one
+_restore: list[Any] = []  # what to restore when the last is released: threadpoolctl's limits, LightGBM's cap
+
+
+def hold_limits(threads: int) -> None:
+    """Limit the process-wide inner threads (BLAS, LightGBM) to ``threads`` until :func:`release_limits`.
+
+    Holders overlap (two passes on threads at once, or the fits of a Dask
+    worker running several): the first sets the limits, the last to release
+    restores what was there before, so no fit finds them lifted while
+    another still runs, nor are they left behind.
+    """
+    with _LIMITS:
+        if not _held:
+            _restore[:] = [threadpool_limits(limits=threads, user_api="blas"), lightgbm_cap(threads)]
+        _held.append(threads)
+
+
+def release_limits() -> None:
+    """Undo one :func:`hold_limits`; the last restores the limits found by the first."""
+    with _LIMITS:
+        _held.pop()
+        if not _held:
+            limits, cap = _restore
+            limits.restore_original_limits()
+            if cap is not None:
+                lightgbm_cap(cap)
+            _restore.clear()
+
+
+def lightgbm_cap(threads: int) -> int | None:
+    """Cap the threads of LightGBM's fits in this process (``-1``: no cap) when it is loaded; return the cap
+    it had (``None``: not loaded).
+
+    LightGBM runs ``num_threads`` threads (its ``n_jobs``; by default one per
+    physical core) whatever OpenMP's limit, so threadpoolctl cannot limit
+    it; its own cap (``LGBM_SetMaxThreads``, LightGBM >= 4.0) can.
+    """
+    library = getattr(sys.modules.get("lightgbm.libpath"), "_LIB", None)
+    if library is None or not hasattr(library, "LGBM_SetMaxThreads"):
+        return None
+    previous = ctypes.c_int(-1)
+    library.LGBM_GetMaxThreads(ctypes.byref(previous))
+    library.LGBM_SetMaxThreads(ctypes.c_int(threads))
+    return previous.value
 
 
 def _host(address: str) -> str:
@@ -236,14 +292,16 @@ class ThreadExecutor(Executor):
     def __init__(self, n_jobs: int | None = None) -> None:
         self.workers = _workers(n_jobs)
         self._pool: cf.ThreadPoolExecutor | None = None
-        self._limits: Any = None
+        self._holding = False  # the process-wide limits, for the pass
         self._abandoned = False
 
     def open(self) -> None:
         self._abandoned = False
         threads = inner_threads(self.workers)
-        # BLAS pools are process-wide: limit them for the pass; OpenMP is per thread: limit it in each worker.
-        self._limits = threadpool_limits(limits=threads, user_api="blas")
+        # BLAS pools and LightGBM's cap are process-wide: limit them for the pass; OpenMP is per thread: limit it
+        # in each worker.
+        hold_limits(threads)
+        self._holding = True
         self._pool = cf.ThreadPoolExecutor(self.workers, initializer=_limit_openmp, initargs=(threads,))
 
     def cancel(self, futures: list[Any]) -> None:
@@ -254,9 +312,9 @@ class ThreadExecutor(Executor):
         if self._pool is not None:
             self._pool.shutdown(wait=not self._abandoned, cancel_futures=True)
             self._pool = None
-        if self._limits is not None:
-            self._limits.restore_original_limits()
-            self._limits = None
+        if self._holding:
+            release_limits()
+            self._holding = False
 
     def submit(self, model: Any, values: list[Any], how: How) -> cf.Future:
         assert self._pool is not None, "open() the executor first"
@@ -268,9 +326,14 @@ def _limit_openmp(threads: int) -> None:
 
 
 def _init_process(threads: int) -> None:
+    global _worker_threads
     for variable in ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS"):
         os.environ[variable] = str(threads)
     threadpool_limits(limits=threads)
+    _worker_threads = threads
+
+
+_worker_threads: int | None = None  # in a worker process of ProcessExecutor: the inner threads each fit may use
 
 
 _PROCESS_POOLS: dict[int, cf.ProcessPoolExecutor] = {}
@@ -296,7 +359,10 @@ def run_mapped(model: Any, values: list[Any], how: How) -> tuple[Any, Any, float
 def run_pickled(job: bytes) -> bytes:
     """:func:`run_mapped` of a job pickled by the parent process; returns the result pickled (a result that
     cannot be pickled is an :class:`Unshipped` error, not the pool's own)."""
-    result = run_mapped(*pickle.loads(job))
+    model, values, how = pickle.loads(job)
+    if _worker_threads is not None:  # LightGBM is loaded by now if the model is one: cap it (for good)
+        lightgbm_cap(_worker_threads)
+    result = run_mapped(model, values, how)
     try:
         return pickle.dumps(result, protocol=pickle.HIGHEST_PROTOCOL)
     except Exception as error:
