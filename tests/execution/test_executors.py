@@ -223,7 +223,8 @@ def test_bad_execution_options():
     node = ww.machine(Ridge(), X, y).predict(X)
     with pytest.raises(ww.ArgumentError, match=r"Expected executor to be one of \['processes', 'sequential', 'threads'\]"):
         node.fit(executor="gpu")
-    with pytest.raises(ww.ArgumentError, match="Expected n_jobs to be a positive int, -1"):
+    with pytest.raises(ww.ParameterError, match="Expected n_jobs to be a positive int, a negative one as joblib "
+                       r"counts \(-1: all cores, -2: all but one\) or None. Received: 0, which would run no fit"):
         node.fit(executor="threads", n_jobs=0)
     with pytest.raises(ww.ArgumentError, match="Expected on_error to be 'raise' or 'continue'"):
         node.fit(on_error="ignore")
@@ -462,3 +463,40 @@ def test_limits_of_overlapping_passes_are_restored_by_the_last():
     assert blas() == {1}  # the second pass still fits
     second.close()
     assert blas() == before
+
+
+@pytest.mark.parametrize("kind", ["sequential", "threads", "processes", None])
+def test_n_jobs_values(kind):
+    """0 is a ValueError, a float, str or bool a TypeError (even where n_jobs is not used); negative values count
+    as joblib's; more workers than cores fit the same, one inner thread each."""
+    X, y = ww.source(X_DATA, name="X"), ww.source(Y_DATA, name="y")
+    node = ww.machine(Ridge(), X, y).predict(X)
+    with pytest.raises(ww.ParameterError, match="Received: 0, which would run no fit") as info:
+        node.fit(executor=kind, n_jobs=0)
+    assert isinstance(info.value, ValueError)
+    for wrong, shown in ((2.0, "float 2.0"), ("2", "str '2'"), (True, "bool True")):
+        with pytest.raises(ww.ArgumentError, match=rf"Expected n_jobs to be an int \(-1: all cores, -2: all but one\) "
+                           rf"or None. Received: {shown}\.") as info:
+            node.fit(executor=kind, n_jobs=wrong)
+        assert isinstance(info.value, TypeError)
+    cores = ww.execution.executors.cores()
+    assert ww.ThreadExecutor(-1).workers == cores and ww.ThreadExecutor(-2).workers == max(1, cores - 1)
+    assert ww.ProcessExecutor(-100).workers == 1
+    if kind in ("threads", "processes"):
+        many = 3 * cores  # more workers than cores: each fit gets one inner thread
+        machines = [ww.machine(ThreadProbe(), X, y, name=f"probe{i}") for i in range(3)]
+        ww.mean(*[m.predict(X) for m in machines]).fit(executor=kind, n_jobs=many)
+        assert all(set(m.fitted_model.threads_.values()) == {1} for m in machines)
+
+
+def test_too_many_worker_processes_is_refused_and_pools_of_other_sizes_do_not_pile_up():
+    """n_jobs=10**10 processes gave OverflowError from multiprocessing; every n_jobs used kept a pool for good."""
+    from wirework.execution.executors import _PROCESS_POOLS
+
+    with pytest.raises(ww.ParameterError, match=r"n_jobs to be at most 32768 worker processes.*Received: 10000000000"):
+        ww.ProcessExecutor(10**10)
+    X, y = ww.source(X_DATA, name="X"), ww.source(Y_DATA, name="y")
+    node = ww.mean(*[ww.machine(Ridge(alpha=a), X, y).predict(X) for a in (1.0, 2.0)])
+    for n_jobs in (3, 4, 2):
+        node.fit(executor="processes", n_jobs=n_jobs, force=True)
+        assert sorted(_PROCESS_POOLS) == [n_jobs]  # the idle pools of other sizes were shut down

@@ -274,7 +274,7 @@ class ThreadExecutor(Executor):
     Parameters
     ----------
     n_jobs : int, optional
-        Threads of the pool (``None`` or -1: one per core).
+        Threads of the pool (``None`` or -1: one per core; -2: all cores but one, as joblib counts).
 
     Examples
     --------
@@ -336,7 +336,26 @@ def _init_process(threads: int) -> None:
 _worker_threads: int | None = None  # in a worker process of ProcessExecutor: the inner threads each fit may use
 
 
-_PROCESS_POOLS: dict[int, cf.ProcessPoolExecutor] = {}
+_PROCESS_POOLS: dict[int, cf.ProcessPoolExecutor] = {}  # by number of workers
+_POOL_USERS: dict[int, int] = {}  # passes using each pool now
+_POOLS = threading.Lock()
+
+#: More worker processes than a system can run at once (Linux's default ``pid_max``).
+MAX_PROCESSES = 32768
+
+
+def _start_pool(workers: int) -> None:
+    """Start the pool of ``workers`` processes, shutting down the idle pools of other sizes: a pool kept for
+    every ``n_jobs`` ever used would keep its processes for good. The caller holds ``_POOLS``."""
+    for size in [size for size in _PROCESS_POOLS if size != workers and not _POOL_USERS.get(size)]:
+        _PROCESS_POOLS.pop(size).shutdown(wait=False, cancel_futures=True)
+    method = "forkserver" if "forkserver" in multiprocessing.get_all_start_methods() else "spawn"
+    _PROCESS_POOLS[workers] = cf.ProcessPoolExecutor(
+        workers,
+        mp_context=multiprocessing.get_context(method),
+        initializer=_init_process,
+        initargs=(inner_threads(workers),),
+    )
 
 
 class _Mapped:
@@ -433,7 +452,8 @@ class ProcessExecutor(Executor):
     Parameters
     ----------
     n_jobs : int, optional
-        Worker processes (``None`` or -1: one per core).
+        Worker processes (``None`` or -1: one per core; -2: all cores but one, as joblib counts). One pool
+        runs per ``n_jobs``; starting one shuts down the idle pools of other sizes.
     mmap_bytes : int, default=1_000_000
         Numpy training values of at least this many bytes are memory-mapped
         from a temporary file instead of pickled with each job.
@@ -456,7 +476,14 @@ class ProcessExecutor(Executor):
 
     def __init__(self, n_jobs: int | None = None, *, mmap_bytes: int = 1_000_000) -> None:
         self.workers = _workers(n_jobs)
+        if self.workers > MAX_PROCESSES:
+            raise ParameterError(
+                f"Expected n_jobs to be at most {MAX_PROCESSES} worker processes, more than a system runs at once. "
+                f"Received: {n_jobs!r}. Give the number of cores ({cores()}) or fewer: more processes than cores "
+                "only share them."
+            )
         self.mmap_bytes = mmap_bytes
+        self._using = False  # this executor counts among the users of its pool (between open and close)
         self._folder: Any = None
         self._mapped: dict[int, tuple[Any, _Mapped]] = {}
         self.mapped = 0  # arrays written during the last pass
@@ -482,6 +509,10 @@ class ProcessExecutor(Executor):
         if self._instead is not None:
             self._instead.close()
             self._instead = None
+        if self._using:
+            with _POOLS:
+                _POOL_USERS[self.workers] -= 1
+            self._using = False
         self._mapped.clear()
         if self._folder is not None:
             self._folder.cleanup()
@@ -493,21 +524,18 @@ class ProcessExecutor(Executor):
         if self._instead is not None:
             self._instead.open()
             return
-        if self.workers not in _PROCESS_POOLS:
-            missing = _unimportable_main()
-            if missing is not None:
-                raise ParameterError(
-                    "executor='processes' cannot start worker processes in this program: each would import its "
-                    f"main module from {missing!r}, which is not a file (a program read from standard input, "
-                    "python -, say). Run it from a file, or use executor='threads' or a ww.DaskExecutor."
-                )
-            method = "forkserver" if "forkserver" in multiprocessing.get_all_start_methods() else "spawn"
-            _PROCESS_POOLS[self.workers] = cf.ProcessPoolExecutor(
-                self.workers,
-                mp_context=multiprocessing.get_context(method),
-                initializer=_init_process,
-                initargs=(inner_threads(self.workers),),
-            )
+        with _POOLS:
+            if self.workers not in _PROCESS_POOLS:
+                missing = _unimportable_main()
+                if missing is not None:
+                    raise ParameterError(
+                        "executor='processes' cannot start worker processes in this program: each would import its "
+                        f"main module from {missing!r}, which is not a file (a program read from standard input, "
+                        "python -, say). Run it from a file, or use executor='threads' or a ww.DaskExecutor."
+                    )
+                _start_pool(self.workers)
+            _POOL_USERS[self.workers] = _POOL_USERS.get(self.workers, 0) + 1
+            self._using = True
 
     def submit(self, model: Any, values: list[Any], how: How) -> Any:
         if self._instead is not None:
@@ -521,9 +549,10 @@ class ProcessExecutor(Executor):
         try:
             return pool.submit(run_pickled, job)
         except cf.process.BrokenProcessPool:  # a worker died earlier: start a new pool once
-            pool.shutdown(wait=False, cancel_futures=True)
-            del _PROCESS_POOLS[self.workers]
-            self.open()
+            with _POOLS:
+                if _PROCESS_POOLS.get(self.workers) is pool:  # not replaced by another pass meanwhile
+                    pool.shutdown(wait=False, cancel_futures=True)
+                    _start_pool(self.workers)
             return _PROCESS_POOLS[self.workers].submit(run_pickled, job)
 
     def cancel(self, futures: list[Any]) -> None:
@@ -764,11 +793,19 @@ def _settled(future: Any) -> tuple[Any, BaseException | None]:
 
 
 def _workers(n_jobs: int | None) -> int:
+    """Workers for ``n_jobs`` as joblib counts them: ``None`` or -1 all cores, -2 all but one, and so on."""
     if n_jobs is None:
         return cores()
-    if not whole(n_jobs) or n_jobs == 0 or n_jobs < -1:
-        raise ArgumentError(f"Expected n_jobs to be a positive int, -1 (all cores) or None. Received: {n_jobs!r}.")
-    return cores() if n_jobs == -1 else int(n_jobs)  # a numpy integer too (a GridSearchCV grid of np.arange)
+    if not whole(n_jobs):  # a numpy integer is one (a GridSearchCV grid of np.arange)
+        raise ArgumentError(
+            f"Expected n_jobs to be an int (-1: all cores, -2: all but one) or None. Received: {describe(n_jobs)}."
+        )
+    if n_jobs == 0:
+        raise ParameterError(
+            "Expected n_jobs to be a positive int, a negative one as joblib counts (-1: all cores, -2: all but one) "
+            "or None. Received: 0, which would run no fit."
+        )
+    return int(n_jobs) if n_jobs > 0 else max(1, cores() + 1 + int(n_jobs))
 
 
 _SEQUENTIAL = SequentialExecutor()  # it keeps no state: one serves every pass
@@ -783,6 +820,8 @@ _NAMES: dict[str, Callable[[int | None], Executor]] = {
 def resolve_executor(executor: Any, n_jobs: int | None = None) -> Executor:
     """An :class:`Executor` from a name (``"sequential"``, ``"threads"``, ``"processes"``),
     an executor object, or ``None`` (sequential, or threads when ``n_jobs`` asks for more than one)."""
+    if n_jobs is not None:
+        _workers(n_jobs)  # checked whatever the executor (the sequential one and an executor object ignore it)
     if isinstance(executor, Executor):
         return executor
     if executor is None:
