@@ -352,3 +352,30 @@ def test_nodes_pickled_together_stay_shared_and_with_any_protocol():
         assert a.parents[0] is b.parents[0] and a.parents[0].machine is machine and machine.args[0] is a.sources()[0]
         np.testing.assert_array_equal(b(), scaled() + 1)
     assert pickle.dumps(first) == pickle.dumps(first)  # nothing left over from the last pickle changes the next
+
+
+@ww.lift
+def _halved(x):
+    return x / 2
+
+
+def _tripled(x):
+    return x * 3
+
+
+tripled = ww.lift(_tripled)  # lifted under another name: the original stays findable as itself
+
+
+def test_networks_of_lifted_functions_pickle():
+    """A static node keeps the function @lift wrapped, which pickle looked up by name and found the wrapper
+    there: no network using ww.hcat, ww.mean, ww.restrict... could be pickled."""
+    import pickle
+
+    X = ww.source(X_DATA[:20], name="X")
+    y = ww.source(Y_DATA[:20], name="y")
+    both = ww.hcat(X, ww.mean(X, X), _halved(X), tripled(X))
+    yhat = ww.machine(Ridge(), both, y).predict(both).fit(verbose=0)
+    restored = pickle.loads(pickle.dumps(yhat))
+    np.testing.assert_array_equal(restored(), yhat())
+    np.testing.assert_array_equal(restored(X_DATA[20:25]), yhat(X_DATA[20:25]))
+    assert repr(restored) == repr(yhat) and _halved.__name__ == "_halved" and _tripled.__qualname__ == "_tripled"
