@@ -34,3 +34,22 @@ def fit_through(location: str, max_bytes: int | None, start: Any, rounds: int, s
             out.put((cache.hits, cache.misses, wrong, f"{type(error).__name__}: {error}"))
             return
     out.put((cache.hits, cache.misses, wrong, [str(w.message) for w in caught]))
+
+
+def resumable(fail: bool = False) -> Any:
+    """A network to stop and resume: an encoder training by fit_transform, then ``first`` and ``middle`` (a
+    Fragile told to ``fail``) on its output, then ``last`` on both. Returns the root node."""
+    from _counting import Counting
+    from _probes import CrossFitted, Fragile
+
+    X_data, y_data = shared_data()
+    X, y = ww.source(X_data, name="X"), ww.source(y_data, name="y")
+    Z = ww.machine(CrossFitted(), X, y, name="encoder").transform(X)
+    first = ww.machine(Counting(Ridge(), tag="first"), Z, y, name="first")
+    middle = ww.machine(Fragile(fail=fail), Z, y, name="middle")
+    both = ww.hcat(first.predict(Z), middle.predict(Z))
+    return ww.machine(Counting(Ridge(), tag="last"), both, y, name="last").predict(both)
+
+
+def actions(root: Any) -> dict[str, str]:
+    return {mach.name: mach.report()["action"] for mach in root.machines()}

@@ -606,3 +606,83 @@ def test_data_that_differs_only_in_dtype_labels_index_or_sparsity_never_collides
     assert ww.machine(Ridge(), frame.copy(), Y_DATA).fit(cache=cache)._fit_key == keys[0]  # equal content: a hit
     assert ww.machine(Ridge(), sp.csr_matrix(frame.to_numpy()), Y_DATA).fit(cache=cache)._fit_key == keys[8]
     assert cache.hits == 2
+
+
+def in_a_fresh_process(tmp_path, body):
+    """Run ``body`` (lines of Python, with ``pickled`` the path of tmp_path/network.pkl) in a new interpreter;
+    return what it printed last, as JSON."""
+    import json
+
+    script = (
+        "import json, pickle, sys, warnings\n"
+        "warnings.simplefilter('error')\n"
+        f"sys.path.insert(0, {str(pathlib.Path(__file__).parents[1])!r})\n"
+        "import wirework as ww\n"
+        "from _counting import Counting\n"
+        "from _probes import CrossFitted\n"
+        "from _sharing import actions, resumable\n"
+        f"pickled = {str(tmp_path / 'network.pkl')!r}\n" + body
+    )
+    done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0, done.stderr
+    return json.loads(done.stdout.strip().splitlines()[-1])
+
+
+def test_a_network_pickled_with_a_disk_cache_and_fitted_again_in_a_fresh_process_trains_nothing(tmp_path):
+    """An encoder that trains by fit_transform loses its output when pickled (condition 7): it retrained, and so
+    did everything downstream (a fit from the cache, but a new state). Its own training in the cache, with the
+    output, gives the output back: nothing trains."""
+    from _sharing import actions, resumable
+
+    cache = ww.FitCache(tmp_path / "fits")
+    root = resumable()
+    root.fit(cache=cache)
+    expected = root().tolist()
+    with open(tmp_path / "network.pkl", "wb") as out:
+        pickle.dump((root, cache), out)
+    CrossFitted.calls.clear()
+    Counting.events.clear()
+    found = in_a_fresh_process(tmp_path, (
+        "root, cache = pickle.load(open(pickled, 'rb'))\n"
+        "root.fit(cache=cache)\n"
+        "fitted = [tag for tag, what in Counting.events if what == 'fit']\n"
+        "print(json.dumps([actions(root), fitted, CrossFitted.calls, root().tolist(), cache.hits]))\n"
+    ))
+    assert found == [dict.fromkeys(["encoder", "first", "middle", "last"], "skipped"), [], [], expected, 1]
+    memory = ww.FitCache()  # in this process, an in-memory cache holding the training does the same
+    fresh = resumable()
+    fresh.fit(cache=memory)
+    again = pickle.loads(pickle.dumps(fresh))
+    again.fit(cache=memory)
+    assert set(actions(again).values()) == {"skipped"} and again().tolist() == expected
+
+
+def test_a_pass_stopped_by_a_failure_resumes_from_the_failed_machine_in_a_fresh_process(tmp_path):
+    """What trained before the failure is kept: in the pickled network, and in the disk cache for a network
+    built again from scratch."""
+    from _sharing import resumable
+
+    import shutil
+
+    cache = ww.FitCache(tmp_path / "fits")
+    root = resumable(fail=True)
+    with pytest.raises(ww.MachineFitError, match=r"Machine 'middle' \(Fragile\) failed to train"):
+        root.fit(cache=cache)
+    with open(tmp_path / "network.pkl", "wb") as out:
+        pickle.dump((root, cache), out)
+    shutil.copytree(tmp_path / "fits", tmp_path / "fits at the failure")
+    pickled = in_a_fresh_process(tmp_path, (
+        "root, cache = pickle.load(open(pickled, 'rb'))\n"
+        "next(m for m in root.machines() if m.name == 'middle').model.fail = False\n"
+        "root.fit(cache=cache)\n"
+        "print(json.dumps([actions(root), [tag for tag, what in Counting.events if what == 'fit'], CrossFitted.calls]))\n"
+    ))
+    assert pickled == [{"encoder": "skipped", "first": "skipped", "middle": "trained", "last": "trained"}, ["last"], []]
+    rebuilt = in_a_fresh_process(tmp_path, (
+        f"cache = ww.FitCache({str(tmp_path / 'fits at the failure')!r})\n"
+        "root = resumable(fail=False)\n"
+        "root.fit(cache=cache)\n"
+        "print(json.dumps([actions(root), [tag for tag, what in Counting.events if what == 'fit'], CrossFitted.calls]))\n"
+    ))
+    assert rebuilt[1:] == [["last"], []]  # the encoder and first from the cache: neither fitted again
+    assert rebuilt[0]["middle"] == "trained" and "(fit found in the cache)" not in rebuilt[0]["middle"]

@@ -103,7 +103,9 @@ class Machine:
     7. a node of the pass takes its ``fit_transform`` or ``fit_predict``
        output on the training data (see below) and it does not hold that
        output (it trained in a pass without such a node, or was copied or
-       unpickled since: the output is dropped);
+       unpickled since: the output is dropped), unless a fit cache holds
+       its very training with that output: then it takes the output back
+       and is left alone;
 
     and it is **updated** if
 
@@ -564,8 +566,14 @@ class Machine:
             job.key = run.cache.key(token if how.output != "fit_predict" else tokenize(token, how.output), values)
             cached = run.cache.get(job.key, with_output=how.output)
             if cached is not None:
-                job.reason += " (fit found in the cache)"
                 fitted, output = cached if how.output else (cached, None)
+                if job.key == self._fit_key and reason.startswith("condition 7"):
+                    # its own training, stored with the output a node takes (dropped when it was copied or
+                    # unpickled): the output is all it lacks, so nothing trains and nothing downstream retrains
+                    self._output = (seen, from_column(output, values[0]) if how.column else output, how.output)
+                    self._report = {"action": "skipped", "reason": f"{reason}: found in the cache with its training"}
+                    return None
+                job.reason += " (fit found in the cache)"
                 self._finish(job, fitted, output, 0.0)
                 return None
         try:
