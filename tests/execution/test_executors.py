@@ -500,3 +500,18 @@ def test_too_many_worker_processes_is_refused_and_pools_of_other_sizes_do_not_pi
     for n_jobs in (3, 4, 2):
         node.fit(executor="processes", n_jobs=n_jobs, force=True)
         assert sorted(_PROCESS_POOLS) == [n_jobs]  # the idle pools of other sizes were shut down
+
+
+def test_the_view_of_thread_pools_is_made_again_only_after_imports():
+    """Making threadpoolctl's controller scans every loaded library (~5 ms, paid by each fit on a Dask worker);
+    a library loaded since (an import) must still be seen."""
+    import importlib
+    import sys
+
+    from wirework.execution.executors import thread_pools
+
+    first = thread_pools()
+    assert thread_pools() is first
+    sys.modules.pop("wave", None)
+    importlib.import_module("wave")  # any import may load a library with a thread pool
+    assert thread_pools() is not first

@@ -25,7 +25,7 @@ import threading
 from collections.abc import Callable, Iterable
 from typing import Any
 
-from threadpoolctl import threadpool_limits
+from threadpoolctl import ThreadpoolController, threadpool_limits
 
 from wirework.errors import ArgumentError, ClusterError, ParameterError, brief
 from wirework.graph.data import buffer_bytes, describe, whole
@@ -54,10 +54,23 @@ def fit_limited(model: Any, values: list[Any], how: How, threads: int | None) ->
         return run_job(model, values, how)
     hold_limits(threads)
     try:
-        with threadpool_limits(limits=threads, user_api="openmp"):
+        with thread_pools().limit(limits=threads, user_api="openmp"):
             return run_job(model, values, how)
     finally:
         release_limits()
+
+
+_POOLS_SEEN: list[Any] = [None, -1]  # threadpoolctl's controller, and len(sys.modules) when it was made
+
+
+def thread_pools() -> ThreadpoolController:
+    """threadpoolctl's view of the thread pools loaded in this process, made again only when modules were
+    imported since (a new library may have come with them): making one scans every loaded library, ~5 ms,
+    which each fit on a Dask worker paid."""
+    with _LIMITS:
+        if _POOLS_SEEN[1] != len(sys.modules):
+            _POOLS_SEEN[:] = [ThreadpoolController(), len(sys.modules)]
+        return _POOLS_SEEN[0]
 
 
 _LIMITS = threading.Lock()
@@ -73,9 +86,10 @@ def hold_limits(threads: int) -> None:
     restores what was there before, so no fit finds them lifted while
     another still runs, nor are they left behind.
     """
+    pools = thread_pools()
     with _LIMITS:
         if not _held:
-            _restore[:] = [threadpool_limits(limits=threads, user_api="blas"), lightgbm_cap(threads)]
+            _restore[:] = [pools.limit(limits=threads, user_api="blas"), lightgbm_cap(threads)]
         _held.append(threads)
 
 
