@@ -7,13 +7,14 @@ import numpy as np
 import onnxruntime as ort
 import pandas as pd
 import pytest
-from sklearn.datasets import load_breast_cancer, load_diabetes, load_iris
+from sklearn.datasets import load_breast_cancer, load_diabetes, load_iris, load_wine
 from sklearn.decomposition import PCA
-from sklearn.ensemble import RandomForestClassifier, RandomForestRegressor
+from sklearn.ensemble import BaggingClassifier, RandomForestClassifier, RandomForestRegressor
 from sklearn.linear_model import LogisticRegression, Ridge
 from sklearn.model_selection import KFold
+from sklearn.pipeline import make_pipeline
 from sklearn.preprocessing import FunctionTransformer, StandardScaler
-from sklearn.svm import SVC
+from sklearn.svm import SVC, LinearSVC
 from sklearn.tree import DecisionTreeClassifier
 
 import wirework as ww
@@ -105,6 +106,39 @@ def test_averages_of_classifiers(recipe):
     report = ww.onnx.check_parity(ensemble, ww.to_onnx(ensemble), X)
     assert report.outputs["predict"].rows_differ == 0
     assert report.outputs["predict_proba"].max_abs <= 1e-15
+
+
+@pytest.mark.parametrize(
+    ("load", "options"),
+    [(load_wine, {}), (load_wine, {"max_features": 0.5}), (load_breast_cancer, {}), (load_iris, {"max_features": 2})],
+    ids=["wine", "wine subspaces", "cancer (binary)", "iris subspaces"],
+)
+def test_a_voting_bagging_exports_its_members_votes(load, options):
+    # a classifier without predict_proba votes (the Votes wrapper): it had no converter, and the export was an
+    # ExportError. Its labels and vote shares are exact, and equal scikit-learn's bagging of the same seed (a
+    # pipeline takes no sample_weight, so scikit-learn's members train on the drawn rows too)
+    X, y = load(return_X_y=True)
+    labels = np.array(["a", "b", "c"])[y]
+    member = make_pipeline(StandardScaler(), LinearSVC())
+    bag = ww.Bagging(member, n_estimators=7, random_state=0, **options).fit(X, labels)
+    native = BaggingClassifier(member, n_estimators=7, random_state=0, **options).fit(X, labels)
+    np.testing.assert_array_equal(bag.predict(X), native.predict(X))
+    np.testing.assert_array_equal(bag.predict_proba(X), native.predict_proba(X))
+    model = ww.to_onnx(bag, methods=["predict", "predict_proba", "decision_function"])
+    report = ww.onnx.check_parity(bag, model, X)
+    assert report.outputs["predict"].rows_differ == 0
+    assert report.outputs["predict_proba"].max_abs == 0
+    scores = report.outputs["decision_function"]
+    assert scores.flips == 0 and scores.max_abs <= 1e-12 * np.abs(bag.decision_function(X)).max()
+
+
+def test_a_voting_bagging_of_kernel_machines_exports():
+    # SVC without probability=True votes too; its members (trained on the drawn rows' weights) export exactly
+    X, y = load_iris(return_X_y=True)
+    bag = ww.Bagging(SVC(C=0.5), n_estimators=5, max_samples=0.5, random_state=0).fit(X, y)
+    report = ww.onnx.check_parity(bag, ww.to_onnx(bag), X)
+    assert list(report.outputs) == ["predict", "predict_proba"]
+    assert report.exact, report
 
 
 @pytest.mark.parametrize(

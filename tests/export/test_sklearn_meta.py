@@ -306,3 +306,32 @@ def test_bagging_classifier_averages_its_members_as_scikit_learn(member, options
     with parallel_config(n_jobs=1):
         report = exported(model, X_IRIS)
     assert report.exact, report
+
+
+@pytest.mark.parametrize(
+    ("member", "options"),
+    [(LinearSVC(), {}), (LinearSVC(), {"max_features": 0.5, "n_jobs": 3}), (LogisticRegression(max_iter=1000), {})],
+    ids=["votes", "votes in three jobs", "probabilities"],
+)
+@pytest.mark.parametrize("binary", [False, True], ids=["three classes", "two classes"])
+def test_bagging_classifier_decision_function_is_its_members_mean(member, options, binary):
+    # scikit-learn's decision_function (the members' scores added per job, then across jobs, over their
+    # number) was not exported; labels stay exact, and votes (a logistic's probabilities: within a few ulps)
+    X, y = (X_CANCER, Y_CANCER) if binary else (X_IRIS, NAMES[Y_IRIS])
+    model = BaggingClassifier(make_pipeline(StandardScaler(), member), n_estimators=9, random_state=0, **options)
+    model.fit(X, y)
+    with parallel_config(n_jobs=1):
+        report = exported(model, X, methods=["predict", "predict_proba", "decision_function"])
+    assert report.outputs["predict"].rows_differ == 0
+    assert report.outputs["predict_proba"].max_abs <= (1e-15 if isinstance(member, LogisticRegression) else 0)
+    assert report.outputs["decision_function"].max_abs <= 1e-12 * np.abs(model.decision_function(X)).max()
+
+
+def test_bagging_classifier_decision_function_of_members_missing_classes_is_refused():
+    # a member that learned 2 of 3 classes gives scores of another shape, which scikit-learn adds to the others
+    model = BaggingClassifier(make_pipeline(StandardScaler(), LinearSVC()), n_estimators=15, max_samples=4,
+                              random_state=0).fit(X_IRIS, Y_IRIS)
+    assert any(len(m.classes_) < 3 for m in model.estimators_)
+    with pytest.raises(ww.ExportError, match="a member learned 2 of its 3 classes"):
+        ww.to_onnx(model, X_sample=X_IRIS[:3], methods=["decision_function"])
+    assert exported(model, X_IRIS).exact  # predict and predict_proba still export

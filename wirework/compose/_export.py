@@ -13,9 +13,9 @@ import numpy as np
 
 from wirework.compose import _ops
 from wirework.compose.composite import Composite
-from wirework.compose.ensemble import Seeded
+from wirework.compose.ensemble import Seeded, Votes
 from wirework.errors import ExportError
-from wirework.export.heads import majority, weighted_average
+from wirework.export.heads import class_values, majority, weighted_average
 from wirework.export.network import Context, concat, lower, register_lowering
 from wirework.export.registry import converter_for, register
 from wirework.graph.nodes import Node, StaticNode
@@ -105,6 +105,37 @@ register(
     categories=lambda model: converter_for(_inner(model)).categories(_inner(model)),
     takes_sample=True,
 )(_convert_seeded)
+
+
+def _votes_methods(model: Votes) -> tuple[str, ...]:
+    offered = converter_for(_inner(model)).methods(_inner(model))
+    if "predict" not in offered:
+        return ()
+    return ("predict", "predict_proba", *(m for m in ("decision_function",) if m in offered))
+
+
+@register(
+    Votes,
+    methods=_votes_methods,
+    n_features=lambda model: converter_for(_inner(model)).n_features(_inner(model)),
+    categories=lambda model: converter_for(_inner(model)).categories(_inner(model)),
+    takes_sample=True,
+)
+def _convert_votes(model: Votes, method: str, g: Any, x: str, sample: Any = None) -> str:
+    # Votes.predict_proba: 1.0 in the column of the class the model predicts, 0.0 in the others (the model's
+    # labels compared with classes_, as the native ``==``); predict and decision_function are the model's own
+    inner = _inner(model)
+    converter = converter_for(inner)
+    if method != "predict_proba":
+        return converter.apply(inner, method, g, x, sample=sample)
+    predicted = g.as_column(converter.apply(inner, "predict", g, x, sample=sample))
+    classes = class_values(model.classes_)
+    if classes.dtype.kind in "iuf":  # numbers: compared as float64 (the labels the converters give: int64 or float)
+        predicted = g.cast(predicted, np.float64)
+        known = g.const(classes.astype(np.float64).reshape(1, -1), "classes", dtype=np.float64)
+    else:
+        known = g.const(classes.reshape(1, -1), "classes")
+    return g.cast(g.op("Equal", [predicted, known], hint="vote"), g.dtype)
 
 
 # -- a composite inside a network (a ww.Stack as a pipeline step, a ww.Pipeline as a base learner): its own

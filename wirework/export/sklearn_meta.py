@@ -16,7 +16,8 @@ scikit-learn ``StackingRegressor`` or ``VotingClassifier`` was refused. Here:
 - ``BaggingRegressor``: each member's prediction on its features, added in
   the order and groups of scikit-learn's jobs, divided by their number;
   ``BaggingClassifier`` the same of the members' probabilities (one-hot
-  votes for a member without them), and the label of the first largest;
+  votes for a member without them), and the label of the first largest,
+  and of their ``decision_function`` when the members have it;
 - ``AdaBoostRegressor``: the weighted median of the members' predictions
   (sorted, cumulative weights, the first reaching half the total);
   ``AdaBoostClassifier``: SAMME's weighted votes, its labels and softmax;
@@ -195,7 +196,11 @@ def _bagged(model: Any, g: GraphBuilder, members: list[str]) -> str:
 
 
 def _bagging_classifier_methods(model: BaggingClassifier) -> tuple[str, ...]:
-    return ("predict", "predict_proba")
+    # decision_function when scikit-learn's has it (its estimator does) and every member's converter exports it
+    scores = hasattr(model, "decision_function") and all(
+        "decision_function" in converter_for(member).methods(member) for member in model.estimators_
+    )
+    return ("predict", "predict_proba", *(("decision_function",) if scores else ()))
 
 
 @register(BaggingClassifier, methods=_bagging_classifier_methods, **_READING)
@@ -206,6 +211,8 @@ def _convert_bagging_classifier(model: BaggingClassifier, method: str, g: GraphB
     # of the first largest column. The members learned the classes' codes 0..K-1.
     n_classes = len(model.classes_)
     members = []
+    if method == "decision_function":  # the members' scores, added and divided as the probabilities are
+        return _bagged(model, g, _bagging_scores(model, g, x))
     for member, features, xm in zip(model.estimators_, model.estimators_features_, _inputs(model, g, x)):
         rows = g.take_columns(xm, features, hint="features")
         own = np.asarray(member.classes_).astype(np.int64)
@@ -223,6 +230,23 @@ def _convert_bagging_classifier(model: BaggingClassifier, method: str, g: GraphB
         members.append(proba)
     probabilities = _bagged(model, g, members)
     return probabilities if method == "predict_proba" else labels(g, probabilities, model.classes_)
+
+
+def _bagging_scores(model: BaggingClassifier, g: GraphBuilder, x: str) -> list[str]:
+    """Each member's ``decision_function`` on its features. scikit-learn adds them as they come, so a member that
+    saw fewer classes (its scores of another shape) gives no ensemble score to reproduce: refused."""
+    width = len(model.classes_)
+    scores = []
+    for member, features, xm in zip(model.estimators_, model.estimators_features_, _inputs(model, g, x)):
+        if len(member.classes_) != width:
+            raise ExportError(
+                f"This BaggingClassifier's decision_function cannot be exported: a member learned "
+                f"{len(member.classes_)} of its {width} classes, and scikit-learn adds such a member's scores to "
+                "the others' whatever their columns. Export predict and predict_proba (methods=[...]), or draw "
+                "more rows per member."
+            )
+        scores.append(_apply(member, "decision_function", g, g.take_columns(xm, features, hint="features")))
+    return scores
 
 
 @register(AdaBoostRegressor, methods=lambda model: ("predict",), **_READING)
