@@ -160,6 +160,41 @@ def test_changing_a_base_learner_retrains_its_machines_and_the_final_estimator()
     assert sorted(fits()) == ["final"] + ["ridge"] * 6
 
 
+def test_changing_levels_keeps_the_training_of_level_one():
+    # level 1's machines were renamed (ridge -> ridge_level1, ridge_fold1 -> ridge_level1_fold1) when a level was
+    # added, so they matched none of the last build's and all 13 machines trained again; they learn the same rows
+    X, y = DIABETES
+    stack = counted_stack().fit(X, y)
+    Counting.events.clear()
+    stack.set_params(levels=2).fit(X, y)
+    assert sorted(fits()) == ["final"] + ["ridge"] * 6 + ["tree"] * 6  # level 2 and the final estimator only
+    assert stack.report_()["machines"]["ridge_level1_fold1"]["action"] == "skipped"
+    fresh = counted_stack().set_params(levels=2).fit(X, y)
+    np.testing.assert_array_equal(stack.predict(X), fresh.predict(X))
+    Counting.events.clear()
+    stack.set_params(levels=1).fit(X, y)
+    assert fits() == ["final"]  # level 1 again: only the final estimator learns from other columns
+    np.testing.assert_array_equal(stack.predict(X), counted_stack().fit(X, y).predict(X))
+    assert list(stack.named_estimators_) == ["ridge", "tree"]
+
+
+def test_changing_levels_of_a_classifier_keeps_its_label_encoder_and_level_one():
+    # beside a learner named "labels" the stack's label encoder is "labels_" at one level and "labels" at two
+    # (the learner's machine is then "labels_level1"): it must keep its training too, or every learner retrains
+    X, y = load_iris(return_X_y=True)
+    learners = [("labels", Counting(LogisticRegression(max_iter=1000), tag="lr")), ("nb", Counting(GaussianNB(), tag="nb"))]
+    stack = ww.Stack(learners, LogisticRegression(max_iter=1000), cv=StratifiedKFold(3), levels=2).fit(X, y)
+    Counting.events.clear()
+    stack.set_params(levels=1).fit(X, y)
+    assert fits() == []
+    assert stack.report_()["machines"]["labels_"]["action"] == "skipped"
+    Counting.events.clear()
+    stack.set_params(levels=3).fit(X, y)
+    assert sorted(fits()) == ["lr"] * 8 + ["nb"] * 8  # levels 2 and 3
+    fresh = ww.Stack(learners, LogisticRegression(max_iter=1000), cv=StratifiedKFold(3), levels=3).fit(X, y)
+    np.testing.assert_array_equal(stack.predict_proba(X), fresh.predict_proba(X))
+
+
 def test_new_data_retrains_everything_and_same_data_nothing():
     X, y = DIABETES
     stack = counted_stack().fit(X, y)

@@ -76,6 +76,23 @@ def test_a_renamed_machine_is_another_machine():
     assert [m.name for m in carry_over(training_order([old]), training_order([new]), roles)] == ["scaler", "pca"]
 
 
+def test_a_renamed_machine_given_the_same_alias_in_both_builds_is_carried():
+    old, new, roles = two_builds(second={"ridge_name": "other"})
+    aliases = ({"ridge": "the ridge"}, {"other": "the ridge"})
+    carried = carry_over(training_order([old]), training_order([new]), roles, aliases=aliases)
+    assert [m.name for m in carried] == ["scaler", "pca", "other"]
+    new.fit()
+    assert fits() == []
+
+
+def test_an_alias_never_matches_a_plain_name():
+    old, new, roles = two_builds()
+    aliases = ({}, {"ridge": "ridge"})  # the new ridge goes by an alias that spells the old one's name
+    assert [m.name for m in carry_over(training_order([old]), training_order([new]), roles, aliases=aliases)] == [
+        "scaler", "pca"
+    ]
+
+
 def test_a_carried_machine_still_follows_the_retraining_rules():
     old, new, roles = two_builds()
     carry_over(training_order([old]), training_order([new]), roles)

@@ -199,6 +199,7 @@ class _Built:
     weighted: bool | tuple[str, ...] = False  # what it was built for: weights, routed to these names or not
     frame: bool = False  # whether its last successful fit gave X as a DataFrame (column names strings or not)
     raw: bool = False  # whether its last checked fit handed X on unchecked (Composite._raw_input)
+    aliases: dict[str, Any] = field(default_factory=dict)  # Composite._aliases() of its machines (carry_over)
     roots: list[Any] = field(init=False)  # the signature's nodes: what a fit pass trains for
 
     def __post_init__(self) -> None:
@@ -206,6 +207,7 @@ class _Built:
 
     def __setstate__(self, state: dict[str, Any]) -> None:
         self.__dict__.update(state)
+        self.__dict__.setdefault("aliases", {})  # pickles made before aliases were kept: none
         self.roots = self.signature.nodes()  # derived: also for pickles made before it was kept
 
     def machines_read_X(self, operation: str) -> bool:
@@ -543,10 +545,18 @@ class Composite(_SetOutputMixin, BaseEstimator, auto_wrap_output_keys=None):
                     f"{mach._title()} in {type(self).__name__}.network() trains on data that does not come from "
                     "the X, y or sample_weight given to network(). Build every training argument from them."
                 )
+        aliases = self._aliases([m.name for m in machines])
         if last is not None:
             roles = {source: source.name for source in (X, y, w) if source is not None}
-            carry_over(last.machines, machines, roles)
-        return _Built(signature, X, y, structure, objects, machines, w, weighted=weighted)
+            carry_over(last.machines, machines, roles, aliases=(last.aliases, aliases))
+        return _Built(signature, X, y, structure, objects, machines, w, weighted=weighted, aliases=aliases)
+
+    def _aliases(self, names: list[str | None]) -> dict[str, Any]:
+        """What the machines named ``names`` of the network just built from the current parameters are matched
+        by, instead of their names, when the network is built again (see
+        :func:`~wirework.graph.carry.carry_over`): for a recipe that names a machine after a parameter that does
+        not change what it computes (a stack's level-1 learners). None here."""
+        return {}
 
     def _refuse_shared_names(self, machines: list[Machine]) -> None:
         """Raise unless each machine has a key of its own in :meth:`report_` and :meth:`fitted_params_` (its
@@ -1194,7 +1204,7 @@ class Composite(_SetOutputMixin, BaseEstimator, auto_wrap_output_keys=None):
         if built is not None:  # kept values of training data are not worth pickling
             state["_built"] = _Built(
                 built.signature, built.X, built.y, built.structure, built.objects, built.machines, built.w,
-                data=built.data, frame=built.frame, raw=built.raw, weighted=built.weighted,
+                data=built.data, frame=built.frame, raw=built.raw, weighted=built.weighted, aliases=built.aliases,
             )
         return state
 

@@ -219,6 +219,24 @@ class Stack(NamedEstimators, TrainedEstimators, RoutedWeights, WeightedFit, Comp
         :func:`unclaimed`). A fold's machine never does: its name ends with ``_fold<k>`` (and ``_``…)."""
         return unclaimed(wanted, self._learner_machines(estimators))
 
+    def _aliases(self, names: list[str | None]) -> dict[str, Any]:
+        """The level-1 learners' machines, and the stack's own, matched by what they compute whatever ``levels``
+        names them: a learner ``lr`` (and ``lr_fold<k>``) is ``lr_level1`` (``lr_level1_fold<k>``) beside a
+        second level, and ``labels`` or ``final`` give way to a learner's machine of that name at one level only.
+        Level 1 trains on the same rows of ``X`` either way, so changing ``levels`` keeps its training."""
+        estimators = self._live_pairs()
+        taken = self._learner_machines(estimators)
+        built = set(names)
+        suffix = self._suffix(1)
+        aliases: dict[str, Any] = {unclaimed(own, taken): ("stack", own) for own in ("labels", "final")}
+        for name, _ in estimators:
+            aliases[f"{name}{suffix}"] = ("level 1", name)
+            k = 1
+            while (fold := _fold_name(name, suffix, k, taken)) in built:
+                aliases[fold] = ("level 1", name, k)
+                k += 1
+        return aliases
+
     @property
     def final_estimator_(self) -> Any:
         """The final estimator, trained on the base learners' out-of-fold predictions."""
@@ -344,7 +362,7 @@ class Stack(NamedEstimators, TrainedEstimators, RoutedWeights, WeightedFit, Comp
                     fold = machine(
                         estimator,
                         *(node(_ops.take, data, splits, i, 0) for data in rows),
-                        name=unclaimed(f"{name}{suffix}_fold{i + 1}", learner_machines),  # a learner "a_fold1"
+                        name=_fold_name(name, suffix, i + 1, learner_machines),
                     )
                     fold_predictions.append(getattr(fold, method)(node(_ops.take, train_features, splits, i, 1)))
                 per_class = {"target": target, "method": method} if classifier and method != "predict" else {}
@@ -371,6 +389,12 @@ class Stack(NamedEstimators, TrainedEstimators, RoutedWeights, WeightedFit, Comp
                 if hasattr(self.final_estimator, operation):
                     outputs[operation] = getattr(final, operation)(predict_meta)
         return Signature(**outputs)
+
+
+def _fold_name(name: str, suffix: str, k: int, taken: list[str]) -> str:
+    """The name of learner ``name``'s machine trained on the ``k``-th split at the level of ``suffix``:
+    ``<name><suffix>_fold<k>``, or after it ``_``… when a learner's machine takes it (a learner ``a_fold1``)."""
+    return unclaimed(f"{name}{suffix}_fold{k}", taken)
 
 
 def _prefit(cv: Any) -> bool:

@@ -2,7 +2,9 @@
 
 A composite whose structure changes (a learner dropped from a stack, a step
 added to a pipeline) builds a new network. Many of its machines are the old
-ones again: a machine of the same name and model class, trained on nodes
+ones again: a machine of the same name (or alias: a builder that renames a
+machine computing the same, as a stack's level-1 learners when a level is
+added, matches it by an alias) and model class, trained on nodes
 computed in the same way (the same operations of matched machines, the same
 functions of equal constants) from the same sources. :func:`carry_over`
 finds them and gives each the training of its old counterpart, so that the
@@ -18,7 +20,7 @@ data versions are part of what a machine saw when it trained).
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Iterable, Mapping
+from collections.abc import Hashable, Iterable, Mapping
 from typing import Any
 
 from wirework.graph.fingerprint import tokenize
@@ -28,7 +30,13 @@ from wirework.graph.nodes import Node
 __all__ = ["carry_over"]
 
 
-def carry_over(old: Iterable[Machine], new: Iterable[Machine], roles: Mapping[Node, str]) -> list[Machine]:
+def carry_over(
+    old: Iterable[Machine],
+    new: Iterable[Machine],
+    roles: Mapping[Node, str],
+    *,
+    aliases: tuple[Mapping[str, Hashable], Mapping[str, Hashable]] = ({}, {}),
+) -> list[Machine]:
     """Give each machine of ``new`` that matches one machine of ``old`` that machine's training.
 
     Parameters
@@ -39,6 +47,13 @@ def carry_over(old: Iterable[Machine], new: Iterable[Machine], roles: Mapping[No
     roles : mapping of Source to str
         The sources both builds are made from, each with its role (``"X"``,
         ``"y"``…): only these can match.
+    aliases : pair of mappings of str to hashable, optional
+        For ``old`` and for ``new``: what a machine of that name is matched
+        by instead of its name, when the builder renamed a machine that
+        computes the same (a stack's level-1 learner ``lr`` becomes
+        ``lr_level1`` when a second level is added). A machine whose name
+        is not a key is matched by its name; an alias never matches a
+        plain name.
 
     Returns
     -------
@@ -47,7 +62,7 @@ def carry_over(old: Iterable[Machine], new: Iterable[Machine], roles: Mapping[No
 
     Notes
     -----
-    Two machines match when their lineage keys are equal: name, model class,
+    Two machines match when their lineage keys are equal: name (or alias), model class,
     and, for each training argument, how it is computed (a source's role; a
     static node's function and constants, compared by content token, and
     its parents' keys; a dynamic node's operation, its machine's key and its
@@ -59,7 +74,7 @@ def carry_over(old: Iterable[Machine], new: Iterable[Machine], roles: Mapping[No
     """
     old, new = list(old), list(new)
     interned: dict[tuple, int] = {}  # each distinct key, as a number: keys stay flat however deep the network
-    old_keys, new_keys = _keys(old, roles, interned), _keys(new, roles, interned)
+    old_keys, new_keys = _keys(old, roles, interned, aliases[0]), _keys(new, roles, interned, aliases[1])
     old_count = Counter(old_keys[id(m)] for m in old)
     new_count = Counter(new_keys[id(m)] for m in new)
     by_key = {old_keys[id(m)]: m for m in old}
@@ -82,7 +97,9 @@ def carry_over(old: Iterable[Machine], new: Iterable[Machine], roles: Mapping[No
     return carried
 
 
-def _keys(machines: list[Machine], roles: Mapping[Node, str], interned: dict[tuple, int]) -> dict[int, Any]:
+def _keys(
+    machines: list[Machine], roles: Mapping[Node, str], interned: dict[tuple, int], aliases: Mapping[str, Hashable]
+) -> dict[int, Any]:
     """The lineage key of each machine and node the ``machines`` need (by id), computed parents first, without
     recursion. A key is the number ``interned`` gives its description (a new one for a new description), or a
     fresh ``object()``, equal to nothing else, for a node whose constants cannot be compared."""
@@ -98,17 +115,20 @@ def _keys(machines: list[Machine], roles: Mapping[Node, str], interned: dict[tup
             else:
                 stack.pop()
                 if id(item) not in keys:
-                    described = _describe(item, keys, roles)
+                    described = _describe(item, keys, roles, aliases)
                     keys[id(item)] = object() if described is None else interned.setdefault(described, len(interned))
     return keys
 
 
-def _describe(item: Any, keys: dict[int, Any], roles: Mapping[Node, str]) -> tuple | None:
+def _describe(
+    item: Any, keys: dict[int, Any], roles: Mapping[Node, str], aliases: Mapping[str, Hashable]
+) -> tuple | None:
     """What ``item``'s key stands for, from the keys of what it requires; ``None``: it matches nothing."""
     kind = item.kind
     if kind == "machine":
         model = type(item.model)
-        return ("machine", item.name, model.__module__, model.__qualname__, *(keys[id(a)] for a in item.args))
+        name = ("alias", aliases[item.name]) if item.name in aliases else ("name", item.name)
+        return ("machine", name, model.__module__, model.__qualname__, *(keys[id(a)] for a in item.args))
     if kind == "dynamic":
         return ("dynamic", item.operation, keys[id(item.machine)], keys[id(item.parents[0])])
     if kind == "source":
