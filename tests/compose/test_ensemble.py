@@ -1,5 +1,7 @@
 """ww.Bagging and ww.Average: shared or separate models, regression and classification."""
 
+import pickle
+
 import numpy as np
 import pytest
 from _counting import Counting, fits
@@ -344,6 +346,78 @@ def test_a_classifier_bagging_equals_scikit_learn_s_when_every_class_is_in_every
         assert np.abs(ours.predict_proba(X) - theirs.predict_proba(X)).max() <= 1e-10
         assert np.abs(ours.oob_decision_function_ - theirs.oob_decision_function_).max() <= 1e-10
         assert ours.oob_score_ == theirs.oob_score_
+
+
+@pytest.mark.parametrize(
+    "options",
+    [{}, {"bootstrap": False, "max_samples": 0.3}, {"max_samples": 600, "max_features": 4}, {"bootstrap_features": True}],
+    ids=["bootstrap", "pasting", "more rows than X, subspaces", "bootstrap features"],
+)
+def test_estimators_samples_are_scikit_learn_s(options):
+    # ww.Bagging had no estimators_samples_: each member's rows in the order drawn, repeats included
+    ours = ww.Bagging(KNeighborsRegressor(), n_estimators=7, random_state=0, **options).fit(X_DATA, Y_DATA)
+    theirs = BaggingRegressor(KNeighborsRegressor(), n_estimators=7, random_state=0, **options).fit(X_DATA, Y_DATA)
+    samples = ours.estimators_samples_
+    assert len(samples) == 7
+    members = zip(samples, theirs.estimators_samples_, ours.estimators_, ours.estimators_features_, strict=True)
+    for drawn, expected, member, features in members:
+        np.testing.assert_array_equal(drawn, expected)
+        np.testing.assert_array_equal(member._fit_X, X_DATA[np.sort(drawn)][:, features])  # what it trained on
+    again = ww.Bagging(KNeighborsRegressor(), n_estimators=7, random_state=0, **options)
+    assert not hasattr(again, "estimators_samples_")  # not fitted
+
+
+def test_estimators_samples_of_a_classifier_end_with_the_rows_added_for_missing_classes():
+    X, y = scaled_wine()
+    ours = ww.Bagging(DecisionTreeClassifier(max_depth=2), n_estimators=20, max_samples=5, random_state=0).fit(X, y)
+    theirs = BaggingClassifier(DecisionTreeClassifier(max_depth=2), n_estimators=20, max_samples=5, random_state=0).fit(X, y)
+    lengths = [len(drawn) for drawn in ours.estimators_samples_]
+    assert min(lengths) == 5 and max(lengths) > 5  # some draws of 5 rows lacked a class
+    for drawn, expected in zip(ours.estimators_samples_, theirs.estimators_samples_, strict=True):
+        np.testing.assert_array_equal(drawn[:5], expected)
+        assert set(y[drawn]) == set(y) and (len(drawn) == 5 or not set(y[drawn[5:]]) & set(y[drawn[:5]]))
+    copy = pickle.loads(pickle.dumps(ours))
+    assert all(np.array_equal(a, b) for a, b in zip(copy.estimators_samples_, ours.estimators_samples_, strict=True))
+    del copy.report_values_["draws"]  # as fitted by a version that kept no draws
+    with pytest.raises(ww.UnavailableError, match="did not keep its draws.*Fit it again"):
+        copy.estimators_samples_
+
+
+@pytest.mark.parametrize("max_features", [1.0, 0.5, 7])
+def test_bootstrap_features_draws_columns_with_replacement_as_scikit_learn_s(max_features):
+    # bootstrap_features was missing: scikit-learn's bagging then draws each member's columns with replacement
+    options = {"n_estimators": 30, "max_features": max_features, "bootstrap_features": True, "random_state": 0}
+    ours = ww.Bagging(DecisionTreeRegressor(max_depth=4), oob_score=True, **options).fit(X_DATA, Y_DATA)
+    theirs = BaggingRegressor(DecisionTreeRegressor(max_depth=4), oob_score=True, **options).fit(X_DATA, Y_DATA)
+    assert np.abs(ours.predict(X_DATA) - theirs.predict(X_DATA)).max() <= 1e-10
+    assert all(np.array_equal(a, b) for a, b in zip(ours.estimators_features_, theirs.estimators_features_, strict=True))
+    assert any(len(np.unique(f)) < len(f) for f in ours.estimators_features_)  # a column drawn twice
+    assert ours.oob_score_ == pytest.approx(theirs.oob_score_, abs=1e-12)
+    X, y = scaled_wine()
+    ours = ww.Bagging(LinearSVC(), **options).fit(X, y)
+    theirs = BaggingClassifier(LinearSVC(), **options).fit(X, y)
+    assert np.abs(ours.predict_proba(X) - theirs.predict_proba(X)).max() <= 1e-10
+    with pytest.raises(ww.GraphError, match=r"bootstrap_features must be a bool\. Received: 1"):
+        ww.Bagging(Ridge(), bootstrap_features=1).fit(X_DATA, Y_DATA)
+
+
+def test_growing_or_shrinking_n_estimators_keeps_the_members_trained_as_a_warm_start():
+    # no warm_start parameter is needed: the member of seed k is the same in both networks (the seeds of n
+    # members begin those of more), so a refit trains only the members added, as scikit-learn's warm start
+    # does, and keeps the first ones when members are removed (which scikit-learn's warm start refuses)
+    tree = Counting(DecisionTreeRegressor(max_depth=4), tag="tree")
+    bag = ww.Bagging(tree, n_estimators=5, random_state=0).fit(X_DATA, Y_DATA)
+    Counting.events.clear()
+    bag.set_params(n_estimators=9).fit(X_DATA, Y_DATA)
+    assert fits() == ["tree"] * 4
+    warm = BaggingRegressor(DecisionTreeRegressor(max_depth=4), n_estimators=5, warm_start=True, random_state=0)
+    warm.fit(X_DATA, Y_DATA).set_params(n_estimators=9).fit(X_DATA, Y_DATA)
+    assert np.abs(bag.predict(X_DATA) - warm.predict(X_DATA)).max() <= 1e-10
+    Counting.events.clear()
+    bag.set_params(n_estimators=3).fit(X_DATA, Y_DATA)
+    assert fits() == []
+    fewer = BaggingRegressor(DecisionTreeRegressor(max_depth=4), n_estimators=3, random_state=0).fit(X_DATA, Y_DATA)
+    assert np.abs(bag.predict(X_DATA) - fewer.predict(X_DATA)).max() <= 1e-10
 
 
 def test_the_column_draws_of_a_bagging_pickled_before_are_kept():

@@ -90,7 +90,7 @@ def test_classifier_stacks_decode_labels_and_match_probabilities(passthrough, le
     assert report.flips == 0
 
 
-@pytest.mark.parametrize("recipe", ["average", "bagging", "random subspaces"])
+@pytest.mark.parametrize("recipe", ["average", "bagging", "random subspaces", "bootstrap features"])
 def test_averages_of_classifiers(recipe):
     X, y = load_iris(return_X_y=True)
     if recipe == "average":
@@ -100,8 +100,11 @@ def test_averages_of_classifiers(recipe):
         )
     elif recipe == "bagging":
         ensemble = ww.Bagging(LogisticRegression(max_iter=1000), n_estimators=3, random_state=0)
-    else:  # each member sees two of the four columns: a Gather of its own columns in the graph
+    elif recipe == "random subspaces":  # each member sees two of the four columns: a Gather of its own columns
         ensemble = ww.Bagging(LogisticRegression(max_iter=1000), n_estimators=3, max_features=2, random_state=0)
+    else:  # four columns drawn with replacement: some twice, gathered as drawn
+        ensemble = ww.Bagging(LogisticRegression(max_iter=1000), n_estimators=3, bootstrap_features=True, random_state=0)
+        assert any(len(np.unique(f)) < 4 for f in ensemble.fit(X, y).estimators_features_)
     ensemble.fit(X, y)
     report = ww.onnx.check_parity(ensemble, ww.to_onnx(ensemble), X)
     assert report.outputs["predict"].rows_differ == 0

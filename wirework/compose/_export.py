@@ -72,7 +72,9 @@ def _argmax(cx: Context, node: StaticNode) -> str:
 
 @register_lowering(_ops.subspace)
 def _subspace(cx: Context, node: StaticNode) -> str:
-    return _columns_of(cx, node, _ops.drawn_columns)
+    # with bootstrap_features, the columns drawn with replacement (some twice), even as many as the input's
+    replace = bool(node.kwargs.get("bootstrap_features", False))
+    return _columns_of(cx, node, lambda *drawing: _ops.drawn_columns(*drawing, replace), whole=not replace)
 
 
 @register_lowering(_ops.member_columns)  # a bagging pickled before the draws were scikit-learn's
@@ -80,11 +82,12 @@ def _member_columns(cx: Context, node: StaticNode) -> str:
     return _columns_of(cx, node, _ops.feature_subset)
 
 
-def _columns_of(cx: Context, node: StaticNode, draw: Any) -> str:
+def _columns_of(cx: Context, node: StaticNode, draw: Any, whole: bool = True) -> str:
+    """The columns the member sees; ``whole``: as many as the input's are the input itself."""
     (table,) = node.args
     width = np.shape(cx.sample[table])[1]
     columns = draw(width, node.kwargs["seed"], node.kwargs["max_features"])
-    if len(columns) == width:
+    if whole and len(columns) == width:
         return cx.names[table]
     return cx.g.take_columns(cx.names[table], columns)
 

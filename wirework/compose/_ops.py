@@ -26,6 +26,9 @@ __all__ = [
     "column_names",
     "meta_features",
     "bootstrap_rows",
+    "drawn_rows",
+    "draws",
+    "sample_sets",
     "weighted_mean",
     "log_of",
     "argmax",
@@ -238,17 +241,50 @@ def bootstrap_rows(
     replace: bool = True,
     X: Any = None,
     max_features: float | int = 1.0,
+    bootstrap_features: bool = False,
 ) -> np.ndarray:
-    """Row positions of one draw, with replacement (a bootstrap) or without (pasting); for classifiers every
-    class appears at least once.
+    """Row positions of one draw, with replacement (a bootstrap) or without (pasting), sorted; for classifiers
+    every class appears at least once (:func:`drawn_rows`, in the order drawn)."""
+    return np.sort(drawn_rows(y, seed, max_samples, classes, replace, X, max_features, bootstrap_features))
+
+
+def drawn_rows(
+    y: Any,
+    seed: int,
+    max_samples: float | int,
+    classes: bool,
+    replace: bool = True,
+    X: Any = None,
+    max_features: float | int = 1.0,
+    bootstrap_features: bool = False,
+) -> np.ndarray:
+    """The row positions of one member's draw, in the order drawn, then for classifiers one row of each class
+    the draw lacks.
 
     Drawn as scikit-learn's bagging draws a member's rows: from
     ``RandomState(seed)``, after the member's columns (:func:`drawn_columns`
     of ``X``'s, replayed when ``X`` is given, as they come first), so a
     member of the same seed trains on the same rows (a class missing from
-    the draw gets rows of its own added after, which scikit-learn's does not).
+    the draw gets a row of its own added after, which scikit-learn's does not).
     """
-    rows = n_rows(y)
+    width = None if X is None else np.shape(X)[1]
+    rng, drawn = _rows_drawn(n_rows(y), seed, max_samples, replace, width, max_features, bootstrap_features)
+    if classes:
+        drawn = np.concatenate([drawn, _class_rows(y, drawn, rng)])
+    return drawn
+
+
+def _rows_drawn(
+    rows: int,
+    seed: int,
+    max_samples: float | int,
+    replace: bool,
+    width: int | None,
+    max_features: float | int,
+    bootstrap_features: bool,
+) -> tuple[np.random.RandomState, np.ndarray]:
+    """``RandomState(seed)`` after one member's draw of ``max_samples`` of ``rows`` row positions (after its
+    columns, replayed when ``width`` is given), and the positions drawn."""
     size = _count(max_samples, rows)
     if size > rows and not replace:  # with replacement, as many as asked for (scikit-learn's bagging too)
         raise DataError(
@@ -256,15 +292,54 @@ def bootstrap_rows(
             f"draw without replacement (bootstrap=False) cannot give. Use max_samples <= {rows}, or bootstrap=True."
         )
     rng = np.random.RandomState(seed)
-    if X is not None:
-        _columns_drawn(np.shape(X)[1], rng, max_features)
+    if width is not None:
+        _columns_drawn(width, rng, max_features, bootstrap_features)
     drawn = rng.randint(0, rows, size=size) if replace else sample_without_replacement(rows, size, random_state=rng)
+    return rng, np.asarray(drawn)
+
+
+def _class_rows(y: Any, drawn: np.ndarray, rng: np.random.RandomState) -> np.ndarray:
+    """One row of each class of ``y`` that the rows ``drawn`` lack, picked by ``rng`` (empty when none does)."""
+    labels = np.asarray(y)
+    missing = np.setdiff1d(np.unique(labels), labels[drawn])
+    return np.asarray([rng.choice(np.flatnonzero(labels == label)) for label in missing], dtype=drawn.dtype)
+
+
+def draws(
+    y: Any,
+    *,
+    seeds: tuple[int, ...],
+    max_samples: float | int,
+    classes: bool,
+    replace: bool = True,
+    X: Any = None,
+    max_features: float | int = 1.0,
+    bootstrap_features: bool = False,
+) -> dict[str, Any]:
+    """What :func:`sample_sets` needs to draw every member's rows again without the training data: the
+    parameters of the draws, the number of training rows (and columns, when the columns are drawn first), and
+    for a classifier the rows added to each member's draw for the classes it lacks."""
+    rows, width = n_rows(y), None if X is None else int(np.shape(X)[1])
+    added = None
     if classes:
-        labels = np.asarray(y)
-        missing = np.setdiff1d(np.unique(labels), labels[drawn])
-        extra = [rng.choice(np.flatnonzero(labels == label)) for label in missing]
-        drawn = np.concatenate([drawn, np.asarray(extra, dtype=drawn.dtype)])
-    return np.sort(drawn)
+        added = []
+        for seed in seeds:
+            rng, drawn = _rows_drawn(rows, seed, max_samples, replace, width, max_features, bootstrap_features)
+            added.append(_class_rows(y, drawn, rng))
+    return {
+        "rows": rows, "width": width, "seeds": tuple(seeds), "max_samples": max_samples, "replace": bool(replace),
+        "max_features": max_features, "bootstrap_features": bool(bootstrap_features), "added": added,
+    }
+
+
+def sample_sets(record: dict[str, Any]) -> list[np.ndarray]:
+    """Each member's rows as :func:`drawn_rows` gives them (in the order drawn, then the rows added for missing
+    classes), drawn again from a :func:`draws` record."""
+    options = [record[k] for k in ("max_samples", "replace", "width", "max_features", "bootstrap_features")]
+    sets = [_rows_drawn(record["rows"], seed, *options)[1] for seed in record["seeds"]]
+    if record["added"] is None:
+        return sets
+    return [np.concatenate([drawn, added]) for drawn, added in zip(sets, record["added"])]
 
 
 def _count(share: float | int, total: int) -> int:
@@ -273,35 +348,45 @@ def _count(share: float | int, total: int) -> int:
     return int(share) if whole(share) else max(1, int(share * total))
 
 
-def _columns_drawn(width: int, rng: np.random.RandomState, max_features: float | int) -> np.ndarray:
-    """``max_features`` of ``width`` column positions drawn without replacement from ``rng``, in the order drawn
-    (all of them in order, drawing nothing, when that is every column)."""
+def _columns_drawn(
+    width: int, rng: np.random.RandomState, max_features: float | int, bootstrap_features: bool = False
+) -> np.ndarray:
+    """``max_features`` of ``width`` column positions drawn from ``rng`` as scikit-learn's bagging draws them, in
+    the order drawn: without replacement (all of them in order, drawing nothing, when that is every column), or
+    with ``bootstrap_features`` with replacement (``rng.randint``)."""
     size = _count(max_features, width)
     if size > width:
         raise DataError(f"max_features gives {size} columns per member; it must give between 1 and {width}.")
+    if bootstrap_features:
+        return np.asarray(rng.randint(0, width, size))
     return np.asarray(sample_without_replacement(width, size, random_state=rng))
 
 
-def drawn_columns(width: int, seed: int, max_features: float | int) -> np.ndarray:
+def drawn_columns(width: int, seed: int, max_features: float | int, bootstrap_features: bool = False) -> np.ndarray:
     """The column positions one bagging member sees, as scikit-learn's bagging draws them: ``max_features`` of
     ``width`` from ``RandomState(seed)``, without replacement, in the order drawn (all of them, in order, when that
-    is every column)."""
-    return _columns_drawn(width, np.random.RandomState(seed), max_features)
+    is every column), or with ``bootstrap_features`` with replacement (a column may come twice)."""
+    return _columns_drawn(width, np.random.RandomState(seed), max_features, bootstrap_features)
 
 
-def drawn_column_sets(X: Any, *, seeds: tuple[int, ...], max_features: float | int) -> list[np.ndarray]:
+def drawn_column_sets(
+    X: Any, *, seeds: tuple[int, ...], max_features: float | int, bootstrap_features: bool = False
+) -> list[np.ndarray]:
     """Each member's :func:`drawn_columns` of ``X``'s, in the order of ``seeds``."""
-    return [drawn_columns(np.shape(X)[1], seed, max_features) for seed in seeds]
+    return [drawn_columns(np.shape(X)[1], seed, max_features, bootstrap_features) for seed in seeds]
 
 
-def subspace(X: Any, *, seed: int, max_features: float | int) -> Any:
-    """The columns of ``X`` that the member drawn with ``seed`` sees (:func:`drawn_columns`), in that order."""
-    return _take_columns(X, drawn_columns(np.shape(X)[1], seed, max_features))
+def subspace(X: Any, *, seed: int, max_features: float | int, bootstrap_features: bool = False) -> Any:
+    """The columns of ``X`` that the member drawn with ``seed`` sees (:func:`drawn_columns`), in that order (``X``
+    itself when they are all of them, drawn without replacement, as scikit-learn's bagging then takes ``X``)."""
+    columns = drawn_columns(np.shape(X)[1], seed, max_features, bootstrap_features)
+    return _take_columns(X, columns, whole=not bootstrap_features)
 
 
-def _take_columns(X: Any, columns: np.ndarray) -> Any:
-    """``X``'s columns at the positions ``columns``, in that order (``X`` itself when they are all of them)."""
-    if len(columns) == np.shape(X)[1]:
+def _take_columns(X: Any, columns: np.ndarray, whole: bool = True) -> Any:
+    """``X``'s columns at the positions ``columns``, in that order (``X`` itself when ``whole`` and they are as
+    many as its columns: every one, drawn without replacement)."""
+    if whole and len(columns) == np.shape(X)[1]:
         return X
     return X.iloc[:, columns] if isinstance(X, pd.DataFrame) else X[:, columns]
 

@@ -200,7 +200,10 @@ class Bagging(RoutedWeights, WeightedFit, Composite):
         all of them, ``estimators_features_`` lists each member's.
     bootstrap : bool, default=True
         Draw the rows with replacement; ``False`` draws them without
-        (pasting).
+        (pasting). ``estimators_samples_`` lists each member's rows.
+    bootstrap_features : bool, default=False
+        Draw the columns with replacement (a column may come twice, even
+        with ``max_features=1.0``), as scikit-learn's bagging does.
     oob_score : bool, default=False
         After ``fit``, score each row with the members that did not draw it,
         as scikit-learn does: ``oob_score_`` (R², or accuracy), and
@@ -211,6 +214,15 @@ class Bagging(RoutedWeights, WeightedFit, Composite):
     cache : FitCache, optional
     executor, n_jobs : optional
         Where the machines train (see ``ww.Stack``).
+
+    Notes
+    -----
+    There is no ``warm_start``: the seeds of ``n`` members begin those of
+    more, so after ``set_params(n_estimators=...)`` a refit on the same data
+    trains only the members added (and none when members are removed),
+    giving what scikit-learn's bagging gives with ``warm_start=True``. New
+    data retrains every member (the retraining rules' condition 4), where
+    scikit-learn's warm start would keep the members trained on the old data.
 
     Examples
     --------
@@ -231,6 +243,7 @@ class Bagging(RoutedWeights, WeightedFit, Composite):
         max_samples: float | int = 1.0,
         max_features: float | int = 1.0,
         bootstrap: bool = True,
+        bootstrap_features: bool = False,
         oob_score: bool = False,
         random_state: Any = None,
         cache: Any = None,
@@ -242,6 +255,7 @@ class Bagging(RoutedWeights, WeightedFit, Composite):
         self.max_samples = max_samples
         self.max_features = max_features
         self.bootstrap = bootstrap
+        self.bootstrap_features = bootstrap_features
         self.oob_score = oob_score
         self.random_state = random_state
         self.cache = cache
@@ -281,6 +295,21 @@ class Bagging(RoutedWeights, WeightedFit, Composite):
         return list(features)
 
     @property
+    def estimators_samples_(self) -> list[np.ndarray]:
+        """The rows each member drew, in the order drawn (with repeats when ``bootstrap``), as scikit-learn's
+        bagging gives them: drawn again from the seeds at each call, as scikit-learn draws them again, so the
+        composite keeps no copy. A classifier member's draw that lacked a class is followed by the row added for
+        it."""
+        self._ready()
+        record = self.__dict__.get("report_values_", {}).get("draws")
+        if record is None:  # a network built before the draws were reported
+            raise UnavailableError(
+                f"This {type(self).__name__} was fitted by a version of wirework that did not keep its draws, so "
+                "it has no estimators_samples_. Fit it again."
+            )
+        return _ops.sample_sets(record)
+
+    @property
     def oob_score_(self) -> float:
         """The out-of-bag score (``oob_score=True``): R² for regressors, accuracy for classifiers."""
         return self._out_of_bag("oob_score_", "oob_score")
@@ -311,7 +340,7 @@ class Bagging(RoutedWeights, WeightedFit, Composite):
         """The parameters of the draws, checked before the network is built."""
         if not whole(self.n_estimators) or self.n_estimators < 1:
             raise GraphError(f"{owner}: n_estimators must be an int >= 1. Received: {self.n_estimators!r}.")
-        for name in ("bootstrap", "oob_score"):
+        for name in ("bootstrap", "bootstrap_features", "oob_score"):
             if not isinstance(getattr(self, name), (bool, np.bool_)):
                 raise GraphError(f"{owner}: {name} must be a bool. Received: {getattr(self, name)!r}.")
         for name in ("max_samples", "max_features"):
@@ -348,20 +377,28 @@ class Bagging(RoutedWeights, WeightedFit, Composite):
         seeds = tuple(map(int, drawn_seeds))
         base = Votes(self.estimator) if votes else self.estimator
         seeded = bool(random_states(base))
-        subspaces = not (isinstance(self.max_features, (float, np.floating)) and self.max_features == 1.0)
+        # the columns are drawn (first) unless they are all of them without replacement, which draws nothing
+        every_column = isinstance(self.max_features, (float, np.floating)) and self.max_features == 1.0
+        subspaces = bool(self.bootstrap_features) or not every_column
+        how = {"max_features": self.max_features, **({"bootstrap_features": True} if self.bootstrap_features else {})}
+        columns = {"X": X, **how} if subspaces else {}
         members, inputs, drawn = [], [], []
         for k, seed in enumerate(seeds):
-            columns = {"X": X, "max_features": self.max_features} if subspaces else {}  # drawn first
             rows = node(_ops.bootstrap_rows, target, seed, self.max_samples, classifier, self.bootstrap, **columns)
             model = Seeded(base, seed) if seeded else base
-            seen = node(_ops.subspace, X, seed=seed, max_features=self.max_features) if subspaces else X
+            seen = node(_ops.subspace, X, seed=seed, **how) if subspaces else X
             training = (seen, *data[1:])
             members.append(machine(model, *(node(take_rows, value, rows) for value in training), name=f"member{k + 1}"))
             inputs.append(seen)
             drawn.append(rows)
-        report = {}
+        report = {
+            "draws": node(
+                _ops.draws, target, seeds=seeds, max_samples=self.max_samples, classes=classifier,
+                replace=bool(self.bootstrap), **columns,
+            )
+        }
         if subspaces:
-            report["features"] = node(_ops.drawn_column_sets, X, seeds=seeds, max_features=self.max_features)
+            report["features"] = node(_ops.drawn_column_sets, X, seeds=seeds, **how)
         if self.oob_score:
             predicted = [m.predict_proba(x) if classifier else m.predict(x) for m, x in zip(members, inputs)]
             oob = node(_ops.out_of_bag, target, *drawn, *predicted, classes=classifier)
