@@ -133,8 +133,9 @@ class ParameterError(WireworkError, ValueError):
 
 
 class UnsetRequestError(WireworkError, UnsetMetadataPassedError):
-    """With scikit-learn's metadata routing on, a composite got weights that one of its components neither
-    requests nor declines (its ``set_fit_request`` was never called).
+    """With scikit-learn's metadata routing on, a composite got weights (or parameters of ``predict``) that one of
+    its components neither requests nor declines (its ``set_fit_request``, or ``set_predict_request``, was never
+    called).
 
     scikit-learn's own error for this (``UnsetMetadataPassedError``, a
     ``ValueError``), with its message: call the component's

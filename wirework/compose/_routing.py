@@ -53,13 +53,20 @@ class RoutedWeights:
         ``"fit_transform"``, ``"fit_predict"``) to the component's method it calls."""
         raise NotImplementedError
 
+    def _predict_routes(self) -> list[tuple[str, Any, tuple[str, ...]]]:
+        """``(name, component, operations)``: the component whose operations get the composite's ``predict``
+        parameters (see :mod:`wirework.compose._params`), named as its machine. None here."""
+        return []
+
     def get_metadata_routing(self) -> MetadataRouter:
         """How scikit-learn's metadata routing reaches the components, as scikit-learn's meta-estimators say it.
 
         Each component is reached from ``fit`` (and ``fit_transform``,
         ``fit_predict``) by its training method; the recipe's own request
         covers ``score`` only (a classifier's or regressor's ``score`` weighs
-        the rows itself).
+        the rows itself). The model that takes the parameters of ``predict``
+        (:meth:`_predict_routes`: a pipeline's last step) is reached from
+        those operations by the same ones, as scikit-learn's say.
 
         Returns
         -------
@@ -69,10 +76,18 @@ class RoutedWeights:
         own = MetadataRequest(owner=type(self).__name__)
         own.score = self._get_metadata_request().score
         router.add_self_request(own)
+        predicting = {name: (component, operations) for name, component, operations in self._predict_routes()}
         for name, component, method in self._weight_routes():
             mapping = MethodMapping()
             for caller in _TRAINING:
                 mapping.add(caller=caller, callee=_callee(method, caller))
+            for operation in predicting.pop(name, (None, ()))[1]:
+                mapping.add(caller=operation, callee=operation)
+            router.add(**{name: component}, method_mapping=mapping)
+        for name, (component, operations) in predicting.items():  # a component the weights never reach
+            mapping = MethodMapping()
+            for operation in operations:
+                mapping.add(caller=operation, callee=operation)
             router.add(**{name: component}, method_mapping=mapping)
         return router
 

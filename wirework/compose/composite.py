@@ -71,6 +71,7 @@ from wirework.graph.machines import Machine
 from wirework.graph.nodes import Node, Source, source
 from wirework.graph.topology import ancestry, training_order, upstream_sources
 from wirework.graph.training import FitPass, TrainingValues, fit_pass
+from wirework.compose import _params
 from wirework.compose.signature import Signature
 
 __all__ = ["Composite", "WeightedFit", "check_weighted", "is_estimator", "learns_several_targets", "takes_weights"]
@@ -924,6 +925,17 @@ class Composite(_SetOutputMixin, BaseEstimator, auto_wrap_output_keys=None):
                 return network[operation](checked)
         return network[operation](checked)
 
+    def _run_with(self, operation: str, X: Any, params: dict[str, Any]) -> Any:
+        """:meth:`_run`, the model whose ``operation`` gives the output called with ``params``
+        (:func:`~wirework.compose._params.run_with`)."""
+        network = self._ready()
+        checked = self._check_input(X, operation)
+        warned = self._warned_of_names(X, checked)
+        with warnings.catch_warnings():
+            if warned is not None:
+                warnings.filterwarnings("ignore", message=warned, category=UserWarning)
+            return _params.run_with(type(self).__name__, network[operation], self._built.X, checked, operation, params)
+
     def _warned_of_names(self, X: Any, checked: Any) -> str | None:
         """The start of the warning the check in :meth:`_check_input` gave about ``X``'s column names, which the
         models inside would each give again (scikit-learn's composites warn once per inner model; this one warns
@@ -936,18 +948,29 @@ class Composite(_SetOutputMixin, BaseEstimator, auto_wrap_output_keys=None):
         return None
 
     @available_if(_offers("predict"))
-    def predict(self, X: Any) -> Any:
-        """The network's ``predict`` output on ``X``."""
+    def predict(self, X: Any, **params: Any) -> Any:
+        """The network's ``predict`` output on ``X``.
+
+        ``params`` (``return_std=True``…) go to the model whose ``predict``
+        gives the output, as scikit-learn's ``Pipeline`` hands them to its
+        last step (see :mod:`wirework.compose._params`).
+        """
+        if params:
+            return self._run_with("predict", X, params)
         return self._run("predict", X)
 
     @available_if(_offers("predict_proba"))
-    def predict_proba(self, X: Any) -> Any:
-        """The network's ``predict_proba`` output on ``X``."""
+    def predict_proba(self, X: Any, **params: Any) -> Any:
+        """The network's ``predict_proba`` output on ``X`` (``params``: as for :meth:`predict`)."""
+        if params:
+            return self._run_with("predict_proba", X, params)
         return self._run("predict_proba", X)
 
     @available_if(_offers("predict_log_proba"))
-    def predict_log_proba(self, X: Any) -> Any:
-        """The network's ``predict_log_proba`` output on ``X``."""
+    def predict_log_proba(self, X: Any, **params: Any) -> Any:
+        """The network's ``predict_log_proba`` output on ``X`` (``params``: as for :meth:`predict`)."""
+        if params:
+            return self._run_with("predict_log_proba", X, params)
         return self._run("predict_log_proba", X)
 
     @available_if(_offers("decision_function"))

@@ -18,7 +18,7 @@ from wirework.errors import ArgumentError, GraphError, ParameterError, WireworkE
 from wirework.graph.data import describe
 from wirework.graph.machines import Machine, machine, scores_with_a_target
 from wirework.graph.nodes import Node, Source, node
-from wirework.compose import _ops
+from wirework.compose import _ops, _params
 from wirework.compose._named import NamedEstimators, _VisualBlock, dropped
 from wirework.compose._routing import RoutedWeights
 from wirework.compose.composite import (
@@ -337,6 +337,15 @@ class Pipeline(NamedEstimators, RoutedWeights, WeightedFit, Composite):
                 routes.append((name, step, {"fit": "fit", **last}))
         return routes
 
+    def _predict_routes(self) -> list[tuple[str, Any, tuple[str, ...]]]:
+        """The last step takes the parameters of ``predict``, ``predict_proba`` and ``predict_log_proba`` (those it
+        has), as in scikit-learn's ``Pipeline``."""
+        steps = self._live_steps()
+        if not steps:
+            return []
+        name, last = steps[-1]
+        return [(name, last, tuple(op for op in _params.OPERATIONS if hasattr(last, op)))]
+
     def _weighted_steps(self, steps: list[tuple[str, Any]], sample_weight: Source | None) -> set[str]:
         """The names of the steps that train with ``sample_weight``: those whose ``fit`` takes it.
 
@@ -517,6 +526,10 @@ class TransformedTarget(RoutedWeights, WeightedFit, Composite):
     def _regressor(self) -> Any:
         """``regressor``, or scikit-learn's default, a ``LinearRegression``, when it is ``None``."""
         return LinearRegression() if self.regressor is None else self.regressor
+
+    def _predict_routes(self) -> list[tuple[str, Any, tuple[str, ...]]]:
+        """The regressor takes the parameters of ``predict``, as in scikit-learn's ``TransformedTargetRegressor``."""
+        return [("regressor", self.regressor, ("predict",))]
 
     def _target_transformer(self) -> Any:
         """``transformer``, or the ``FunctionTransformer`` of ``func`` and ``inverse_func`` (checked)."""

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import copy
+import functools
 import inspect
 import operator
 import sys
@@ -321,8 +322,9 @@ class Machine:
             )
         return FitPredictNode(self, "fit_predict", plain.parents[0])
 
-    def _apply(self, operation: str, value: Any) -> Any:
-        """Run ``operation`` of the fitted model on ``value`` (the hot path of prediction)."""
+    def _apply(self, operation: str, value: Any, params: dict[str, Any] | None = None) -> Any:
+        """Run ``operation`` of the fitted model on ``value`` (the hot path of prediction); ``params``: keyword
+        arguments for it (a composite's ``predict(X, return_std=True)``)."""
         fitted = self._fitted
         if fitted is None:
             raise NotTrainedError(
@@ -334,6 +336,8 @@ class Machine:
                 f"The trained {type(fitted).__name__} of {self._title()} has no {operation}(). "
                 "Build the node from a machine whose model offers it."
             )
+        if params:
+            method = functools.partial(method, **params)
         try:
             if getattr(value, "ndim", 2) == 1:
                 if self._vector:  # trained on a 1-D argument as one column: the same here, and back to 1-D
