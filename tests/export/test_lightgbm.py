@@ -186,6 +186,24 @@ def test_multiclass_classifier_probabilities_and_integer_labels():
     _check_classifier(model, X, rng)
 
 
+@pytest.mark.parametrize("n_codes", [12, 80])
+def test_fractional_category_codes_are_truncated_as_lightgbm_does(n_codes):
+    """LightGBM reads a categorical value as ``static_cast<int>`` (toward zero): 2.5 is code 2, -0.5 code 0.
+
+    ONNX Runtime tests a set of codes 0-30 by a bit mask that a fractional value never matches, and a
+    larger set by a lookup that truncates: with 12 codes every set took the bit mask and 2.5 went right."""
+    rng = np.random.default_rng(11)
+    X = np.column_stack([rng.integers(0, n_codes, 3000).astype(float), rng.normal(size=3000)])
+    y = np.sin(X[:, 0]) * 3 + X[:, 1]
+    booster = lightgbm.train(dict(num_leaves=15, verbose=-1, num_threads=1, min_data_per_group=5, cat_smooth=1,
+                                  max_cat_to_onehot=4), lightgbm.Dataset(X, y, categorical_feature=[0]), 20)
+    codes = np.concatenate([np.arange(n_codes) + offset for offset in (0.0, 0.25, 0.5, 0.999)])
+    codes = np.concatenate([codes, [-0.0, -0.5, -0.999, -1.0, -1.5, n_codes + 0.5, 2.0**31 + 0.5, np.nan, np.inf,
+                                    -np.inf]])
+    rows = np.column_stack([codes, rng.normal(size=len(codes))])
+    np.testing.assert_array_equal(run(export(booster, 2), rows), booster.predict(rows, num_threads=1))
+
+
 @pytest.mark.parametrize("objective, n_classes", [("regression", 0), ("binary", 2), ("multiclass", 3)])
 def test_raw_booster_predict(objective, n_classes):
     X, y, rng = _classification(max(n_classes, 2))

@@ -20,8 +20,14 @@ recorded one). Each split follows LightGBM's own prediction rules
    ``kZeroThreshold``) takes the ``default_left`` branch. When the threshold
    lies on the wrong side of that band the split becomes three comparisons,
    and one child subtree is written twice.
-4. Categorical split: the row goes left when its code is in the split's set.
-   NaN, negative codes and codes the model never saw go right.
+4. Categorical split: LightGBM reads the value as ``static_cast<int>``,
+   toward zero (2.7 is code 2, -0.5 code 0), and the row goes left when
+   that code is in the split's set. NaN, negative codes and codes the model
+   never saw go right. The graph truncates the categorical columns before
+   the ensemble (``x - fmod(x, 1)``; NaN stays NaN and ``±inf`` becomes
+   NaN, which goes right): ONNX Runtime tests a set of codes 0-30 with a bit mask
+   that no fractional value matches, and a larger set with a lookup that
+   truncates, so without it 2.5 went right of a set holding 2.
 5. Thresholds LightGBM stores as infinite are dumped as ``±1e300``; they are
    restored to infinity, as in the trained model.
 
@@ -408,10 +414,27 @@ def _transform(g: GraphBuilder, scores: str, objective: _Objective) -> str:
     return softmax(g, scores)  # LightGBM's Common::Softmax: exp(s - max) over its sum
 
 
+def _truncated_codes(g: GraphBuilder, x: str, trees: list[Tree], n: int) -> str:
+    """Rule 4: ``x`` with the columns of categorical splits truncated toward zero, as LightGBM reads them.
+
+    ``x - fmod(x, 1)`` is exact; NaN stays NaN and ``±inf`` becomes NaN, both of which go right of every set,
+    as in LightGBM (the cast of NaN or ``±inf`` to ``int`` gives a negative code on x86-64).
+    """
+    categorical = sorted({int(t.feature[i]) for t in trees for i in np.flatnonzero(t.mode == Mode.MEMBER)})
+    if not categorical:
+        return x
+    mask = np.zeros(n, dtype=bool)
+    mask[categorical] = True
+    fraction = g.op("Mod", [x, g.const(np.ones(1), "one")], fmod=1, hint="fraction")
+    whole = g.op("Sub", [x, fraction], hint="truncated")
+    return g.op("Where", [g.const(mask, "categorical", dtype=bool), whole, x], hint="codes")
+
+
 def _scores(model: Any, g: GraphBuilder, x: str) -> tuple[str, _Objective, int]:
     trees, dump = trees_of(model)
     per_iteration = int(dump.get("num_tree_per_iteration", 1))
-    scores = tree_ensemble(g, x, trees, n_features=n_features(model), n_targets=per_iteration,
+    n = n_features(model)
+    scores = tree_ensemble(g, _truncated_codes(g, x, trees, n), trees, n_features=n, n_targets=per_iteration,
                            post_transform=PostTransform.NONE, hint="lightgbm_trees")
     if dump.get("average_output"):  # random forest mode: the sum over the number of iterations
         iterations = len(trees) // per_iteration

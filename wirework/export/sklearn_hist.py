@@ -27,8 +27,9 @@ against the native ``predict`` in ``tests/export/test_sklearn_trees.py``:
   for binary ``log_loss`` (class 1 when the raw score is ``> 0``);
   softmax for multiclass ``log_loss`` (labels by argmax of the raw
   scores).
-- ONNX Runtime's set splits truncate a non-integer input (3.5 matches the
-  member 3), where scikit-learn's encoder sees an unknown category: values
+- ONNX Runtime's set splits may truncate a non-integer input (its hash-set
+  path, for sets with a code above 30, matches 3.5 with the member 3),
+  where scikit-learn's encoder sees an unknown category: values
   of categorical columns that are not integers fitting in int32 are made
   NaN before the ensemble.
 """
@@ -199,8 +200,9 @@ def _unknown_as_missing(g: GraphBuilder, x: str, categorical: np.ndarray) -> str
 
     scikit-learn's encoder maps such values (never a training category) to
     NaN, that is to the missing direction. ONNX Runtime's set splits would
-    instead truncate them to an integer (3.5 becomes a member when 3 is), so
-    they are made NaN before the ensemble.
+    instead truncate them to an integer when the set has a code above 30
+    (3.5 becomes a member when 3 is), so they are made NaN before the
+    ensemble.
     """
     integral = g.op("Equal", [g.op("Floor", [x], hint="floor"), x], hint="integral")
     magnitude = g.op("Abs", [x], hint="magnitude")
