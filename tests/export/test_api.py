@@ -209,6 +209,30 @@ def test_a_sample_with_its_columns_in_another_order_names_the_inputs_as_the_mode
     assert [c["name"] for c in input_signature(positional)["columns"]] == list(X.columns)  # the model's names
 
 
+@pytest.mark.parametrize("layout", ["matrix", "columns"])
+def test_lightgbm_columns_whose_names_hold_spaces_are_matched_as_lightgbm_renamed_them(layout):
+    # LightGBM trains on "age years" but records "age_years": the export refused the very frame the model was
+    # trained on, as a sample ("lacks ['age_years'...]") and in feed(); both now match a space to the "_"
+    X, y = load_diabetes(return_X_y=True, as_frame=True)
+    X = X.rename(columns=lambda name: f"{name} value")
+    model = lightgbm.LGBMRegressor(n_estimators=20, n_jobs=1, verbose=-1).fit(X, y)
+    assert list(model.feature_names_in_[:2]) == ["age_value", "sex_value"]
+    for sample in (X.iloc[:5], X.iloc[:5, ::-1], None):
+        exported = ww.to_onnx(model, X_sample=sample, inputs=layout)
+        assert [c["name"] for c in input_signature(exported)["columns"]] == list(model.feature_names_in_)
+        assert ww.onnx.check_parity(model, exported, X).exact
+        reordered = feed(exported, X.iloc[:5, ::-1])
+        assert all(np.array_equal(v, feed(exported, X.iloc[:5])[k]) for k, v in reordered.items())
+    assert all(np.array_equal(v, feed(exported, X.iloc[:5].set_axis(model.feature_names_in_, axis=1))[k])
+               for k, v in feed(exported, X.iloc[:5]).items())  # the names LightGBM recorded are taken too
+    with pytest.raises(ExportError, match=r"lacks \['sex_value'\], repeats \['age_value'\]"):  # "age value" and "age_value"
+        feed(exported, X.iloc[:5].assign(age_value=X["age value"].iloc[:5]).drop(columns="sex value"))
+    # a model that does not rename: a space is not an underscore
+    tree = DecisionTreeClassifier(max_depth=2).fit(X.set_axis(model.feature_names_in_, axis=1), y > 140)
+    with pytest.raises(ExportError, match=r"the DataFrame lacks \['age_value'"):
+        feed(ww.to_onnx(tree), X.iloc[:5])
+
+
 def test_feed_codes_a_category_columns_values_whatever_its_dtype():
     # a column trained as an integer categorical, fed as plain int64 (as at serving time): its values are
     # coded, not taken as codes (feed passed 10, 20, 30 as codes; 1.88 off)

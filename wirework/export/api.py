@@ -25,7 +25,9 @@ Input signature of an exported file (also stored in its metadata under
 
 When the model was trained on named columns the signature says
 ``"named": true`` and :func:`feed` takes a DataFrame's columns by name, in
-any order.
+any order. LightGBM writes each space of a column's name as ``_``: its
+signature also says ``"spaces": "_"``, and :func:`feed` takes a column
+``"a b"`` for the name ``"a_b"``.
 
 A column no model reads (one a ``ColumnTransformer`` drops) is still an
 input, marked ``"unused"`` in the signature; :func:`feed` gives it NaN
@@ -304,8 +306,9 @@ def to_onnx(
     if outputs and X_sample is None:
         X_sample = _bound_sample(outputs)
     trained_names = getattr(obj, "feature_names_in_", None)
+    spaces = _renames_spaces(obj)
     if isinstance(X_sample, pd.DataFrame) and trained_names is not None:  # the model's order, not the sample's
-        X_sample = _in_order(X_sample, [str(n) for n in trained_names], named=True)
+        X_sample = _in_order(X_sample, [str(n) for n in trained_names], named=True, spaces=spaces)
     if outputs:
         n_features = _n_features(obj, X_sample)
     else:
@@ -355,6 +358,8 @@ def to_onnx(
     signature: dict[str, Any] = {"layout": inputs, "dtype": g.dtype.name, "columns": columns}
     if named:
         signature["named"] = True  # the columns' own names: feed() takes a DataFrame's columns by name
+    if spaces:
+        signature["spaces"] = "_"  # LightGBM's names: feed() takes a column "a b" for the name "a_b"
     g.metadata[_METADATA_KEY] = json.dumps(signature, sort_keys=True)
     model = g.to_model()
     try:
@@ -507,13 +512,27 @@ def _input_values(column: Any, categories: list, kinds: list[str]) -> np.ndarray
     return np.array(values, dtype=object if string else np.int64).reshape(-1, 1)
 
 
-def _in_order(frame: pd.DataFrame, names: list[str], named: bool) -> pd.DataFrame:
+def _renames_spaces(obj: Any) -> bool:
+    """Whether ``obj``'s ``feature_names_in_`` are LightGBM's, which records a column ``"age years"`` as
+    ``"age_years"`` (a scikit-learn ``Pipeline`` has its first step's names)."""
+    from sklearn.pipeline import Pipeline
+
+    while isinstance(obj, Pipeline) and obj.steps:
+        obj = obj.steps[0][1]
+    return type(obj).__module__.split(".")[0] == "lightgbm" and getattr(obj, "feature_names_in_", None) is not None
+
+
+def _in_order(frame: pd.DataFrame, names: list[str], named: bool, spaces: bool = False) -> pd.DataFrame:
     """``frame``'s columns in the file's order: by name when the file records the names its model was trained
-    with and the frame's columns are strings (as scikit-learn matches them), else by position."""
+    with and the frame's columns are strings (as scikit-learn matches them), else by position. ``spaces``: the
+    names are LightGBM's, so a column that is no name but is one with its spaces written ``_`` is that one."""
     if not named or not all(isinstance(c, str) for c in frame.columns):
         if frame.shape[1] != len(names):
             raise ExportError(f"The model expects {len(names)} columns. Received {frame.shape[1]}.")
         return frame
+    if spaces:
+        known = set(names)
+        frame = frame.set_axis([c if c in known else c.replace(" ", "_") for c in frame.columns], axis=1)
     given = list(frame.columns)
     if given == names:
         return frame
@@ -574,7 +593,12 @@ def feed(model: Any, X: Any) -> dict[str, np.ndarray]:
     spec = input_signature(model)
     dtype = np.dtype(spec["dtype"])
     columns = spec["columns"]
-    frame = _in_order(X, [info["name"] for info in columns], spec.get("named", False)) if isinstance(X, pd.DataFrame) else None
+    names = [info["name"] for info in columns]
+    frame = (
+        _in_order(X, names, spec.get("named", False), spaces=spec.get("spaces") == "_")
+        if isinstance(X, pd.DataFrame)
+        else None
+    )
     matrix = None if frame is not None else np.asarray(X)
     if matrix is not None and (matrix.ndim != 2 or matrix.shape[1] != len(columns)):
         raise ExportError(f"The model expects {len(columns)} columns. Received shape {matrix.shape}.")
