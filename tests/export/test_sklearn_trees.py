@@ -412,6 +412,21 @@ def test_hist_numeric_categories_that_are_not_integers_are_refused():
         ww.to_onnx(model)
 
 
+def test_a_float32_export_of_categories_that_float32_cannot_hold_is_refused():
+    # the float32 file held the category 16777217 as 16777216, so the unseen value 16777216 took its branch
+    # (1.97 off, silently); float64 holds every int32 category exactly
+    rng = np.random.default_rng(0)
+    values = np.array([16777217.0, 16777219.0, 33554435.0, 5.0])
+    codes = rng.choice(values, 2000)
+    X = np.column_stack([codes, rng.normal(size=2000)])
+    y = (codes == values[0]) * 3.0 - (codes == values[2]) * 2.0 + X[:, 1]
+    model = _fit_hist(HistGradientBoostingRegressor, X, y, categorical_features=[0])
+    with pytest.raises(ExportError, match=r"category codes? .*16777217.* no float32 value.*dtype='float64'"):
+        ww.to_onnx(model, dtype="float32")
+    rows = np.column_stack([[16777216.0, 16777217.0, 16777218.0, 33554436.0, 5.0], np.zeros(5)])
+    assert ww.onnx.check_parity(model, ww.to_onnx(model), rows).exact
+
+
 def test_unknown_method_is_refused():
     X, y = _data("reg", nan=False)
     model = DecisionTreeRegressor(max_depth=2).fit(X, y)

@@ -216,6 +216,10 @@ def test_bad_trees_are_refused():
         run([good], ROWS, n_targets=2)
     with pytest.raises(ExportError, match="no exact float32"):
         run([_threshold_tree(Mode.EQ, 0.1)], ROWS, "float32")
+    with pytest.raises(ExportError, match="no float32 value"):
+        member = _threshold_tree(Mode.MEMBER, 0.0)
+        member.members = {0: np.array([3.0, 2.0**24 + 1])}
+        run([member], ROWS, "float32")
 
 
 def test_the_same_trees_give_the_same_bytes():

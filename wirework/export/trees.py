@@ -31,7 +31,8 @@ Encoding rules, each a fact of the operator or of ONNX Runtime (>= 1.30):
   the same decision for every float32 input (down for LEQ and GT, up for LT
   and GTE), so casting a float32 input to double in the native model and
   comparing it there takes the same branch. Leaf weights are rounded to
-  nearest.
+  nearest. Equality thresholds and set members that float32 cannot
+  hold exactly (a category 16777217) are refused.
 """
 
 from __future__ import annotations
@@ -347,7 +348,16 @@ def tree_ensemble(
         leaf_weights=tensor(np.concatenate(leaf_weights).astype(g.dtype)),
     )
     if members:
-        attributes["membership_values"] = tensor(np.asarray(members, dtype=g.dtype))
+        values = np.asarray(members, dtype=np.float64)
+        written = values.astype(g.dtype)
+        inexact = np.isfinite(values) & (written.astype(np.float64) != values)
+        if np.any(inexact):  # two categories would share one code, and an input the other's branch
+            raise ExportError(
+                f"Set-membership splits test the category codes {np.unique(values[inexact])[:5].tolist()}, which "
+                f"have no {g.dtype.name} value: a {g.dtype.name} input cannot tell them from their neighbours. "
+                "Export with dtype='float64', or train on category codes 0..n-1 (a pandas 'category' column)."
+            )
+        attributes["membership_values"] = tensor(written)
     scores = g.op("TreeEnsemble", [x], domain=ML_DOMAIN, hint=hint, **attributes)
     return _post_transform(g, scores, PostTransform(post_transform))
 
