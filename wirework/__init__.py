@@ -29,6 +29,7 @@ from wirework.errors import (
     NodeApplyError,
     NotTrainedError,
     ParameterError,
+    PrecisionWarning,
     StorageError,
     UnavailableError,
     UnsetRequestError,
@@ -114,4 +115,5 @@ __all__ = [
     "WireworkWarning",
     "FrozenMachineWarning",
     "FitCacheWarning",
+    "PrecisionWarning",
 ]

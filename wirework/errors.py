@@ -30,6 +30,7 @@ __all__ = [
     "WireworkWarning",
     "FrozenMachineWarning",
     "FitCacheWarning",
+    "PrecisionWarning",
 ]
 
 
@@ -449,6 +450,30 @@ class FitCacheWarning(WireworkWarning):
     ...     _ = ww.machine(doubling, np.eye(2)).fit(cache=cache)
     >>> [warning.category.__name__ for warning in caught], cache.misses
     (['FitCacheWarning'], 1)
+    """
+
+
+class PrecisionWarning(WireworkWarning):
+    """A float32 export is known to route some float64 inputs otherwise than the native model.
+
+    The file compares the float32 value of each input; a model that compares
+    the float64 value (HistGradientBoosting, whose thresholds are often
+    training values) can then send a row holding such a value the other way.
+    ``dtype="float64"`` exports reproduce the native predictions.
+
+    Examples
+    --------
+    >>> import warnings
+    >>> import wirework as ww
+    >>> from sklearn.datasets import load_breast_cancer
+    >>> from sklearn.ensemble import HistGradientBoostingClassifier
+    >>> X, y = load_breast_cancer(return_X_y=True)
+    >>> model = HistGradientBoostingClassifier(max_iter=5, random_state=0).fit(X, y)
+    >>> with warnings.catch_warnings(record=True) as caught:
+    ...     warnings.simplefilter("always")
+    ...     _ = ww.to_onnx(model, dtype="float32")
+    >>> [warning.category.__name__ for warning in caught]
+    ['PrecisionWarning']
     """
 
 

@@ -11,11 +11,16 @@ rows. Parity measured with ONNX Runtime (1 thread):
   differ from scipy's ``expit`` / scikit-learn's softmax by an ulp or two
   (<= 1e-15 absolute); the ``exp`` link of poisson / gamma likewise
   (<= 1e-15 relative).
-- float32: the same decisions (predictions within 1e-5, labels identical
-  wherever the native top two probabilities are not within 1e-4).
+- float32: the same decisions as natively on the float32 values of the
+  rows (predictions within 1e-5, labels identical wherever the native top
+  two probabilities are not within 1e-4). A HistGradientBoosting fit on
+  float64 data may warn (``PrecisionWarning``): its thresholds are often
+  training values, which float32 cannot hold.
 """
 
 from __future__ import annotations
+
+import warnings
 
 import numpy as np
 import onnx
@@ -144,10 +149,21 @@ def _assert_float64(model, X, *, proba_atol: float = 0.0, rtol: float = 0.0) -> 
         np.testing.assert_array_equal(out["predict"], predicted)
 
 
+def _float32_export(model):
+    """The float32 file; a HistGradientBoosting may warn that a float64 row can take another branch, no other
+    tree model does (they cast their input to float32 natively)."""
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always", ww.PrecisionWarning)  # other warnings stay errors
+        exported = ww.to_onnx(model, dtype="float32")
+    hist = isinstance(model, (HistGradientBoostingRegressor, HistGradientBoostingClassifier))
+    assert all(hist and issubclass(w.category, ww.PrecisionWarning) for w in caught), [str(w.message) for w in caught]
+    return exported
+
+
 def _assert_float32(model, X) -> None:
     X32 = X.astype(np.float32)
     X64 = X32.astype(np.float64)
-    out = _run(ww.to_onnx(model, dtype="float32"), X32)
+    out = _run(_float32_export(model), X32)
     predicted = _native(model, "predict", X64)
     if not hasattr(model, "classes_"):
         np.testing.assert_allclose(out["predict"], predicted, rtol=1e-5, atol=1e-5)
@@ -368,7 +384,7 @@ def test_hist_gradient_boosting_pandas_categories_from_dtype():
         assert np.abs(out["predict_proba"] - _native(model, "predict_proba", rows)).max() <= 1e-15
         rounded = rows.assign(x0=rows["x0"].astype(np.float32).astype(np.float64),
                               x2=rows["x2"].astype(np.float32).astype(np.float64))
-        out32 = _run(ww.to_onnx(model, dtype="float32"), rounded)
+        out32 = _run(_float32_export(model), rounded)
         np.testing.assert_array_equal(out32["predict"], _native(model, "predict", rounded))
 
 
@@ -410,6 +426,31 @@ def test_hist_numeric_categories_that_are_not_integers_are_refused():
     model = _fit_hist(HistGradientBoostingRegressor, X, y, categorical_features=[2])
     with pytest.raises(ExportError, match="not integers fitting in int32"):
         ww.to_onnx(model)
+
+
+def test_a_float32_export_of_a_hist_gradient_boosting_warns_when_rows_on_its_thresholds_would_flip():
+    # HistGradientBoosting compares the float64 input and, on a feature with more than max_bins distinct values,
+    # puts its thresholds on training values: cast to float32, 48 of the diabetes rows took another branch (up
+    # to 16.1 off), silently. The file is right for the float32 values; the export now says what happens
+    from sklearn.datasets import load_diabetes
+
+    X, y = load_diabetes(return_X_y=True)
+    X32 = X.astype(np.float32)
+    model = _fit_hist(HistGradientBoostingRegressor, X, y)
+    with pytest.warns(ww.PrecisionWarning, match=r"float32: \d+ of its \d+ numeric splits .* a row holding exactly "
+                                                 r"that value goes the other way .*dtype='float64'"):
+        exported = ww.to_onnx(model, dtype="float32")
+    out = _run(exported, X32)["predict"]
+    np.testing.assert_allclose(out, _native(model, "predict", X32.astype(np.float64)), rtol=1e-6)
+    assert np.sum(_native(model, "predict", X32.astype(np.float64)) != _native(model, "predict", X)) > 10
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        assert ww.onnx.check_parity(model, ww.to_onnx(model), X).exact  # float64: no warning, exact
+        fit32 = _fit_hist(HistGradientBoostingRegressor, X32, y)  # thresholds a float32 input can hold
+        out32 = _run(ww.to_onnx(fit32, dtype="float32"), X32)["predict"]
+        np.testing.assert_allclose(out32, _native(fit32, "predict", X32), rtol=1e-6)
+        for other in (DecisionTreeRegressor(random_state=0), RandomForestRegressor(n_estimators=5, random_state=0)):
+            ww.to_onnx(other.fit(X, y), dtype="float32")  # they cast to float32 natively: nothing to say
 
 
 def test_a_float32_export_of_categories_that_float32_cannot_hold_is_refused():

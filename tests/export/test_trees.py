@@ -11,7 +11,16 @@ from hypothesis import strategies as st
 from wirework.errors import ExportError
 from wirework.export.builder import GraphBuilder
 from wirework.export.parity import session
-from wirework.export.trees import Aggregate, Mode, PostTransform, Tree, count_entries, single_leaf, tree_ensemble
+from wirework.export.trees import (
+    Aggregate,
+    Mode,
+    PostTransform,
+    Tree,
+    count_entries,
+    moved_by_float32,
+    single_leaf,
+    tree_ensemble,
+)
 
 N_FEATURES = 3
 
@@ -220,6 +229,30 @@ def test_bad_trees_are_refused():
         member = _threshold_tree(Mode.MEMBER, 0.0)
         member.members = {0: np.array([3.0, 2.0**24 + 1])}
         run([member], ROWS, "float32")
+
+
+def test_thresholds_moved_by_float32_are_those_whose_own_value_takes_the_other_branch():
+    below, above = np.float32(1.5), np.nextafter(np.float32(1.5), np.float32(2))
+    step = float(above) - float(below)
+    split = np.array([
+        1.5 + 0.7 * step,  # nearer the float32 above: the value itself goes right in the file
+        1.5 + 0.3 * step,  # nearer the float32 below: it stays left
+        1.5,  # a float32
+        1.5 + 0.5 * step,  # a tie: the midpoint of two float32 values (a model fit on float32 data)
+        (float(np.float32(0.9)) + float(np.float32(1.1))) / 2,  # a midpoint across a power of two
+        0.1,  # rounds up to float32 0.10000000149
+        0.2 + 2.0**-40,
+        1e300,  # beyond float32: inf
+        np.inf, np.nan,
+    ])
+    moved = moved_by_float32(split)
+    assert moved.tolist() == [True, False, False, False, False, True, True, True, False, False]
+    for t, flagged in zip(split[:8], moved[:8]):  # what the float32 file does with the value t itself
+        tree = _threshold_tree(Mode.LEQ, float(t))
+        with np.errstate(over="ignore"):
+            value = np.float32(t)
+        goes_left = run([tree], np.array([[value, 0.0, 0.0]]), "float32")[0, 0] == 1.0
+        assert goes_left != flagged  # natively t <= t: left
 
 
 def test_the_same_trees_give_the_same_bytes():

@@ -269,7 +269,11 @@ def to_onnx(
         inputs in ``inputs="columns"`` layout.
     dtype : {"float64", "float32"}
         Type of the input and of the computation. ``float64`` reproduces
-        native predictions; ``float32`` keeps every tree decision.
+        native predictions; ``float32`` takes the native tree decisions for
+        the float32 values of the rows (a float64 row that float32 moves
+        across a LightGBM or HistGradientBoosting threshold goes the other
+        way; a :class:`~wirework.errors.PrecisionWarning` says when that is
+        known to happen).
     name : str, optional
         The graph's name (default: the class name).
     inputs : {"matrix", "columns"}

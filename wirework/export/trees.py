@@ -31,7 +31,8 @@ Encoding rules, each a fact of the operator or of ONNX Runtime (>= 1.30):
   the same decision for every float32 input (down for LEQ and GT, up for LT
   and GTE), so casting a float32 input to double in the native model and
   comparing it there takes the same branch. Leaf weights are rounded to
-  nearest. Equality thresholds and set members that float32 cannot
+  nearest. A float64 input between a threshold and its float32 value can
+  still change branch once cast (:func:`moved_by_float32`). Equality thresholds and set members that float32 cannot
   hold exactly (a category 16777217) are refused.
 """
 
@@ -55,6 +56,7 @@ __all__ = [
     "tree_ensemble",
     "single_leaf",
     "count_entries",
+    "moved_by_float32",
     "logistic",
     "softmax",
 ]
@@ -236,6 +238,31 @@ def _float32_threshold(split: np.ndarray, mode: np.ndarray) -> np.ndarray:
     if np.any(inexact):
         raise ExportError("An equality split's threshold has no exact float32 value. Export with dtype='float64'.")
     return np.where(round_down, down, np.where(round_up, up, nearest)).astype(np.float32)
+
+
+def moved_by_float32(split: np.ndarray) -> np.ndarray:
+    """Which ``x <= t`` thresholds send the float64 input ``x == t`` the other way once it is cast to float32.
+
+    A float32 graph compares the float32 value of ``x`` with ``t`` rounded down
+    (so every float32 input keeps its branch). When ``t`` lies between two
+    float32 values, nearer the upper one, the float32 value of ``t`` itself is
+    that upper one and goes right where ``t`` goes left. Only thresholds whose
+    significand needs more than 32 bits are counted: a float64 training value
+    needs about 53, while the midpoint of two float32 values (what a model fit
+    on float32 data splits at) needs at most 25 plus the number of binades
+    between them, and no float32 input can hold it.
+
+    Those are the splits a model that compares float64 inputs and puts its
+    thresholds on training values (HistGradientBoosting) is known to flip.
+    """
+    t = np.asarray(split, dtype=np.float64)
+    with np.errstate(over="ignore", invalid="ignore"):
+        nearest = t.astype(np.float32)
+        rounds_up = np.isfinite(t) & (nearest.astype(np.float64) > t)
+        significand, _ = np.frexp(np.abs(np.where(np.isfinite(t), t, 0.0)))
+    whole = (significand * 2.0**53).astype(np.int64)  # exact: a significand in [0.5, 1) has 53 bits
+    trailing = np.log2((whole & -whole) | (whole == 0)).astype(np.int64)
+    return rounds_up & (53 - trailing > 32)
 
 
 def thresholds(g: GraphBuilder, values: Any, mode: Mode, hint: str = "threshold") -> str:
