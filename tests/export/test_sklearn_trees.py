@@ -480,5 +480,9 @@ def test_unknown_method_is_refused():
 def test_unregistered_tree_model_is_refused():
     X, _ = _data("reg", nan=False)
     model = IsolationForest(n_estimators=3, random_state=0).fit(X)
-    with pytest.raises(ExportError, match="IsolationForest: cannot export any method"):
+    with pytest.raises(ExportError, match="IsolationForest: cannot export any method; .* IsolationForest is an "
+                                          "outlier detector: .* Replace it, or export the network up to it"):
         ww.to_onnx(model)
+    with pytest.raises(ExportError, match=r"IsolationForest.predict\(\) of machine .* is an outlier detector"):
+        X_node = ww.source(X, name="X")
+        ww.to_onnx(ww.machine(IsolationForest(n_estimators=3, random_state=0), X_node).predict(X_node).fit())

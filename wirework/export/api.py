@@ -54,7 +54,7 @@ from wirework.export.builder import UNKNOWN_CODE, GraphBuilder, dense, missing_k
 from wirework.export.categories import merge
 from wirework.export.heads import class_values
 from wirework.export.imputed_codes import imputes_strings, input_categories
-from wirework.export.registry import converter_for
+from wirework.export.registry import converter_for, nothing_exported
 from wirework.graph.data import describe
 
 __all__ = ["to_onnx", "save_onnx", "feed", "input_signature"]
@@ -343,6 +343,7 @@ def to_onnx(
             raise ExportError(
                 f"{type(obj).__name__}: cannot export {', '.join(refused) or 'any method'}; "
                 f"its converter exports {', '.join(available) or 'nothing'}."
+                + ("" if available else nothing_exported(obj))
             )
         values = {method: converter.apply(obj, method, g, x, sample=X_sample) for method in wanted}
         kinds = {}  # found by ONNX shape inference when the model is finished (the rank natively, if it cannot)

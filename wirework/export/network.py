@@ -31,7 +31,7 @@ from wirework.export import elementwise
 from wirework.export.builder import GraphBuilder, dense
 from wirework.export.categories import recode
 from wirework.export.imputed_codes import impute_codes, imputes_strings
-from wirework.export.registry import converter_for
+from wirework.export.registry import converter_for, nothing_exported
 from wirework.graph import library
 from wirework.graph.nodes import DynamicNode, Node, Source, StaticNode, evaluate
 
@@ -229,6 +229,7 @@ def _dynamic(cx: Context, node: DynamicNode) -> str:
         raise ExportError(
             f"{type(model).__name__}.{node.operation}() of machine {machine.name or '?'} cannot be exported; "
             f"its converter exports {', '.join(methods) or 'nothing'}."
+            + ("" if methods else nothing_exported(model))
         )
     parent = node.parents[0]
     x = cx.matrix(parent) if node.operation != "inverse_transform" or cx.ndim(parent) == 2 else cx.names[parent]

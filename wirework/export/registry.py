@@ -24,7 +24,7 @@ import numpy as np
 
 from wirework.errors import ExportError
 
-__all__ = ["Converter", "register", "register_fallback", "converter_for", "PROVIDERS"]
+__all__ = ["Converter", "register", "register_fallback", "converter_for", "nothing_exported", "PROVIDERS"]
 
 # top-level package of a model's class -> modules that register its converters
 PROVIDERS: dict[str, tuple[str, ...]] = {
@@ -146,4 +146,21 @@ def converter_for(model: Any) -> Converter:
         f"No ONNX converter for {type(model).__module__}.{type(model).__qualname__}. "
         "Supported: LightGBM, XGBoost and scikit-learn tree ensembles, and the scikit-learn "
         "estimators that skl2onnx converts. Replace the model or export the network up to it."
+    )
+
+
+def nothing_exported(model: Any) -> str:
+    """The end of the message refusing ``model`` when its converter exports none of its methods: what it is
+    and what to do."""
+    try:
+        from sklearn.base import is_outlier_detector
+
+        outlier = bool(is_outlier_detector(model))
+    except Exception:  # not a scikit-learn estimator: its tags cannot be read
+        outlier = False
+    kind = "an outlier detector" if outlier else "neither a predictor nor a transformer wirework knows"
+    return (
+        f" {type(model).__name__} is {kind}: wirework exports the predictions, probabilities, scores and "
+        "transforms of predictors and transformers, and outlier detectors (IsolationForest, OneClassSVM, "
+        "LocalOutlierFactor...) have no converter. Replace it, or export the network up to it."
     )
