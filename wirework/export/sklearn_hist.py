@@ -244,8 +244,8 @@ def _warn_float32(model: Any) -> None:
         "threshold that float32 rounds up, so a row holding exactly that value goes the other way in the file. "
         "HistGradientBoosting puts its thresholds on training values for features with more than max_bins "
         "distinct values (on the diabetes data 48 of the 442 training rows changed their prediction, by up to "
-        "16.1). Export with "
-        "dtype='float64' to reproduce predict() bit for bit, or fit on float32 data (X.astype(np.float32)).",
+        "16.1). Export with dtype='float64' to reproduce predict() bit for bit, or fit on float32 data "
+        "(X.astype(np.float32)).",
         PrecisionWarning,
         stacklevel=4,
     )

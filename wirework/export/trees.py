@@ -32,8 +32,9 @@ Encoding rules, each a fact of the operator or of ONNX Runtime (>= 1.30):
   and GTE), so casting a float32 input to double in the native model and
   comparing it there takes the same branch. Leaf weights are rounded to
   nearest. A float64 input between a threshold and its float32 value can
-  still change branch once cast (:func:`moved_by_float32`). Equality thresholds and set members that float32 cannot
-  hold exactly (a category 16777217) are refused.
+  still change branch once cast (:func:`moved_by_float32`). Equality
+  thresholds and set members that float32 cannot hold exactly (a category
+  16777217) are refused.
 """
 
 from __future__ import annotations
