@@ -106,6 +106,16 @@ def fresh_sources() -> tuple[ww.Source, ww.Source]:
     return ww.source(X_DATA.copy(), name="X"), ww.source(Y_DATA.copy(), name="y")
 
 
+def trained_network(spec: Spec) -> tuple[ww.Node, dict[str, ww.Machine], ww.Source, ww.Source]:
+    """``spec``'s network built on fresh sources and trained, the fit counts cleared first:
+    ``(root, machines, X, y)``."""
+    Counting.events.clear()
+    X, y = fresh_sources()
+    root, machines = build(spec, X, y)
+    root.fit(verbose=0)
+    return root, machines, X, y
+
+
 # -- the book: what the spec alone says ------------------------------------------------------------------------
 
 
@@ -316,10 +326,7 @@ SETTINGS = settings(max_examples=25, deadline=None)
 @given(specs(), st.data())
 def test_set_params_retrains_exactly_what_is_downstream_and_equals_a_fresh_build(spec, data):
     spec = spec.copy()  # edited below
-    Counting.events.clear()  # (the fixture clears once per test, not per example)
-    X, y = fresh_sources()
-    root, machines = build(spec, X, y)
-    root.fit(verbose=0)
+    root, machines, X, y = trained_network(spec)  # (the fixture clears once per test, not per example)
     assert sorted(fits()) == sorted(needed(spec))
     Counting.events.clear()
     root.fit(verbose=0)
@@ -367,10 +374,7 @@ def test_set_params_retrains_exactly_what_is_downstream_and_equals_a_fresh_build
 @SETTINGS
 @given(specs(), st.data())
 def test_a_network_built_again_carries_exactly_the_machines_that_are_the_same(spec, data):
-    Counting.events.clear()
-    X, y = fresh_sources()
-    old_root, old_machines = build(spec, X, y)
-    old_root.fit(verbose=0)
+    old_root, old_machines, X, y = trained_network(spec)
     before = values(old_root)
     new_spec, what = data.draw(edits(spec), label="edit")
     new_root, new_machines = build(new_spec, X, y)
@@ -402,10 +406,7 @@ def test_copies_and_pickles_of_a_trained_random_network_predict_alike_and_retrai
     import pickle
 
     spec = spec.copy()
-    Counting.events.clear()
-    X, y = fresh_sources()
-    root, machines = build(spec, X, y)
-    root.fit(verbose=0)
+    root, machines, X, y = trained_network(spec)
     expected = values(root)
     twin = pickle.loads(pickle.dumps(root)) if data.draw(st.booleans(), label="pickle") else copy.deepcopy(root)
     assert_same(values(twin), expected)
@@ -431,10 +432,7 @@ def test_frozen_machines_keep_their_training_and_catch_up_when_thawed(spec, data
     import warnings
 
     spec = spec.copy()
-    Counting.events.clear()
-    X, y = fresh_sources()
-    root, machines = build(spec, X, y)
-    root.fit(verbose=0)
+    root, machines, X, y = trained_network(spec)
     names = [m.name for m in spec.machines]  # in an order in which each comes after those it needs
     frozen = set(data.draw(st.lists(st.sampled_from(names), unique=True), label="frozen"))
     trained_with = {m.name: m.params for m in spec.machines}
@@ -484,10 +482,7 @@ REFUSED = {
 @given(specs(), st.data())
 def test_a_failed_fit_leaves_every_machine_whole_and_the_next_fit_resumes(spec, data):
     spec = spec.copy()
-    Counting.events.clear()
-    X, y = fresh_sources()
-    root, machines = build(spec, X, y)
-    root.fit(verbose=0)
+    root, machines, X, y = trained_network(spec)
     trained = {name: (m.state, m.fitted_model) for name, m in machines.items()}
     original = {m.name: m.params for m in spec.machines}
     for k in data.draw(st.lists(st.integers(0, len(spec.machines) - 1), max_size=2), label="changed"):

@@ -20,10 +20,10 @@ import inspect
 from typing import Any
 
 from sklearn import get_config
-from sklearn.exceptions import UnsetMetadataPassedError
-from sklearn.utils.metadata_routing import MetadataRouter, MethodMapping, process_routing
+from sklearn.utils.metadata_routing import MetadataRouter, MethodMapping
 
-from wirework.errors import ArgumentError, UnsetRequestError
+from wirework.compose._routing import routed_params
+from wirework.errors import ArgumentError
 from wirework.graph.nodes import DynamicNode, Node, Source, evaluate
 
 __all__ = ["consumer", "run_with"]
@@ -94,18 +94,12 @@ def _routed(owner: str, name: str, model: Any, operation: str, params: dict[str,
     router = MetadataRouter(owner=owner).add(
         **{name: model}, method_mapping=MethodMapping().add(caller=operation, callee=operation)
     )
-    try:
-        routed = process_routing(router, operation, **params)
-    except UnsetMetadataPassedError as error:
-        raise UnsetRequestError(
-            message=str(error), unrequested_params=error.unrequested_params, routed_params=error.routed_params
-        ) from error
-    except TypeError as error:  # declined by the model, and no one else takes it
-        raise ArgumentError(
-            f"{error} Request it on {name} ({type(model).__name__}): "
-            f"set_{operation}_request({', '.join(f'{key}=True' for key in sorted(params))}), or call {operation}(X) "
-            "without it."
-        ) from error
+    routed = routed_params(  # declined by the model, and no one else takes it: the advice
+        router, operation, params,
+        f"Request it on {name} ({type(model).__name__}): "
+        f"set_{operation}_request({', '.join(f'{key}=True' for key in sorted(params))}), or call {operation}(X) "
+        "without it.",
+    )
     return dict(routed[name][operation])
 
 

@@ -24,7 +24,7 @@ from sklearn.utils.metadata_routing import MetadataRequest, MetadataRouter, Meth
 
 from wirework.errors import ArgumentError, UnsetRequestError
 
-__all__ = ["RoutedWeights"]
+__all__ = ["RoutedWeights", "routed_params"]
 
 #: The methods of a recipe that train its components.
 _TRAINING = ("fit", "fit_transform", "fit_predict")
@@ -107,17 +107,10 @@ class RoutedWeights:
         owner = type(self).__name__
         given = {**fit_params, **({} if sample_weight is None else {"sample_weight": sample_weight})}
         caller = caller if self._routes_each_fit else "fit"
-        try:
-            routed = process_routing(self, caller, **given)
-        except UnsetMetadataPassedError as error:
-            raise UnsetRequestError(
-                message=str(error), unrequested_params=error.unrequested_params, routed_params=error.routed_params
-            ) from error
-        except TypeError as error:  # a parameter no component requests
-            raise ArgumentError(
-                f"{error} Request it on the component that should get it (set_fit_request(sample_weight=True)), "
-                "or fit without it."
-            ) from error
+        routed = routed_params(
+            self, caller, given,
+            "Request it on the component that should get it (set_fit_request(sample_weight=True)), or fit without it.",
+        )
         names, weights, sources = [], None, {}
         for name, _, method in self._weight_routes():
             params = dict(routed[name][_callee(method, caller)])
@@ -148,3 +141,18 @@ class RoutedWeights:
 def _callee(method: str | Mapping[str, str], caller: str) -> str:
     """The component's method that ``caller``, a recipe's method that fits, calls (see ``_weight_routes``)."""
     return method if isinstance(method, str) else method[caller]
+
+
+def routed_params(router: Any, caller: str, params: dict[str, Any], advice: str) -> Any:
+    """scikit-learn's ``process_routing(router, caller, **params)``, its errors as wirework's: a parameter a
+    component neither requests nor declines is an :class:`~wirework.errors.UnsetRequestError` (scikit-learn's
+    ``UnsetMetadataPassedError`` too); one no component requests an :class:`~wirework.errors.ArgumentError`
+    whose message ends with ``advice``."""
+    try:
+        return process_routing(router, caller, **params)
+    except UnsetMetadataPassedError as error:
+        raise UnsetRequestError(
+            message=str(error), unrequested_params=error.unrequested_params, routed_params=error.routed_params
+        ) from error
+    except TypeError as error:
+        raise ArgumentError(f"{error} {advice}") from error

@@ -31,7 +31,7 @@ from wirework.errors import (
     quoted,
 )
 from wirework.graph.data import describe, is_data
-from wirework.graph.topology import TrainingGraph, ancestry, upstream_sources
+from wirework.graph.topology import TrainingGraph, ancestry, post_order, requirements_of, upstream_sources
 
 if TYPE_CHECKING:  # pragma: no cover
     from wirework.graph.cache import FitCache
@@ -434,20 +434,10 @@ class _Prelude(list):
         covered: set[int] = first.covered if first is not None else set()
         if id(node) in covered:
             return None
-        covered.add(id(node))
         prelude = _Prelude()
-        stack = [(node, iter(node._requires()))]
-        while stack:  # depth first, each item after what it requires, skipping what is covered
-            item, required = stack[-1]
-            for child in required:
-                if id(child) not in covered:
-                    covered.add(id(child))
-                    stack.append((child, iter(child._requires())))
-                    break
-            else:
-                stack.pop()
-                if item is not node:
-                    prelude.append(item)
+        for item in post_order([node], requirements_of, covered):  # each item after what it requires, skipping the covered
+            if item is not node:
+                prelude.append(item)
         if first is None:
             prelude.covered = covered
             _SAVING.prelude = weakref.ref(prelude)

@@ -21,8 +21,8 @@ deterministic (parents are visited left to right).
 from __future__ import annotations
 
 import operator
-from collections.abc import Iterable, Mapping
-from typing import TYPE_CHECKING
+from collections.abc import Callable, Iterable, Iterator, Mapping
+from typing import TYPE_CHECKING, Any
 
 from wirework.errors import GraphError
 
@@ -34,6 +34,9 @@ __all__ = [
     "TrainingGraph",
     "ancestry",
     "owing_outputs",
+    "parents_of",
+    "post_order",
+    "requirements_of",
     "state_of",
     "training_graph",
     "training_order",
@@ -48,6 +51,37 @@ state_of = operator.attrgetter("_state")
 version_of = operator.attrgetter("version")
 
 
+#: What a walk follows: a node's ordinary edges, and the completed graph's (a machine's arguments, a node's machine).
+parents_of = operator.attrgetter("parents")
+requirements_of = operator.methodcaller("_requires")
+
+
+def post_order(
+    roots: Iterable[Any], children: Callable[[Any], Iterable[Any]], seen: set[int] | None = None
+) -> Iterator[Any]:
+    """Each item reachable from ``roots`` through ``children`` (roots included), after every item it reaches,
+    each once: a depth-first walk without recursion (networks deeper than Python's recursion limit).
+
+    ``seen``: ids of items to skip; each item walked is added to it.
+    """
+    seen = set() if seen is None else seen
+    for root in roots:
+        if id(root) in seen:
+            continue
+        seen.add(id(root))
+        stack = [(root, iter(children(root)))]
+        while stack:
+            item, pending = stack[-1]
+            for child in pending:
+                if id(child) not in seen:
+                    seen.add(id(child))
+                    stack.append((child, iter(children(child))))
+                    break
+            else:
+                stack.pop()
+                yield item
+
+
 def ancestry(roots: Iterable[Node]) -> list[Node]:
     """Nodes the ``roots`` depend on through ordinary edges, parents first.
 
@@ -55,24 +89,7 @@ def ancestry(roots: Iterable[Node]) -> list[Node]:
     roots' ancestors (each root included); evaluating nodes in this order
     finds every parent's value ready.
     """
-    order: list[Node] = []
-    seen: set[int] = set()
-    for root in roots:
-        if id(root) in seen:
-            continue
-        seen.add(id(root))
-        stack = [(root, iter(root.parents))]
-        while stack:
-            node, parents = stack[-1]
-            for parent in parents:
-                if id(parent) not in seen:
-                    seen.add(id(parent))
-                    stack.append((parent, iter(parent.parents)))
-                    break
-            else:
-                stack.pop()
-                order.append(node)
-    return order
+    return list(post_order(roots, parents_of))
 
 
 def training_order(roots: Iterable[Node | Machine]) -> list[Machine]:
@@ -81,25 +98,7 @@ def training_order(roots: Iterable[Node | Machine]) -> list[Machine]:
 
     A root that is itself a machine is included last among its dependencies.
     """
-    order: list[Machine] = []
-    seen: set[int] = set()
-    for root in roots:
-        if id(root) in seen:
-            continue
-        seen.add(id(root))
-        stack = [(root, iter(root._requires()))]
-        while stack:
-            item, children = stack[-1]
-            for child in children:
-                if id(child) not in seen:
-                    seen.add(id(child))
-                    stack.append((child, iter(child._requires())))
-                    break
-            else:
-                stack.pop()
-                if item.kind == "machine":
-                    order.append(item)
-    return order
+    return [item for item in post_order(roots, requirements_of) if item.kind == "machine"]
 
 
 class TrainingGraph:
