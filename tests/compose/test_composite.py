@@ -1,8 +1,10 @@
 """ww.Composite: the estimator contract, smart refits, inspection and the errors of bad networks."""
 
+import ast
 import inspect
 import pickle
 import warnings
+from pathlib import Path
 
 import numpy as np
 import pandas as pd
@@ -153,6 +155,34 @@ def test_pickle_round_trip_keeps_predictions_and_drops_training_data():
     old = object.__new__(type(model._built))
     old.__setstate__(state)
     assert old.roots == old.signature.nodes() and len(old.roots) == 2
+
+
+def test_a_pickle_made_before_composite_was_split_into_modules_still_loads():
+    # The fitted network's class, _Built, was defined in wirework.compose.composite: such a pickle names it there.
+    model = TwoStage(Ridge(), StandardScaler()).fit(X_DATA, Y_DATA)
+    made_now = pickle.dumps(model, protocol=0)  # names each class as "c<module>\n<name>\n"
+    made_before = made_now.replace(b"cwirework.compose._building\n_Built\n", b"cwirework.compose.composite\n_Built\n")
+    assert made_before != made_now
+    restored = pickle.loads(made_before)
+    assert type(restored._built) is type(model._built)
+    np.testing.assert_array_equal(restored.predict(X_DATA), model.predict(X_DATA))
+    assert (ww.Composite.__module__, ww.Composite.__qualname__) == ("wirework.compose.composite", "Composite")
+    assert pickle.loads(pickle.dumps(ww.Composite)) is ww.Composite
+
+
+def test_every_name_imported_from_the_composite_module_is_still_there():
+    from wirework.compose import composite
+
+    root = Path(__file__).parents[2]
+    imported = {
+        alias.name
+        for path in [*root.glob("wirework/**/*.py"), *root.glob("tests/**/*.py")]
+        for node in ast.walk(ast.parse(path.read_text()))
+        if isinstance(node, ast.ImportFrom) and node.module == "wirework.compose.composite"
+        for alias in node.names
+    }
+    assert {"Composite", "_unusable", "_quick_key"} <= imported
+    assert [name for name in sorted(imported) if not hasattr(composite, name)] == []
 
 
 @pytest.mark.parametrize("copy", [lambda m: pickle.loads(pickle.dumps(m)), lambda m: __import__("copy").deepcopy(m)],
