@@ -449,20 +449,21 @@ def test_lightgbm_fits_in_parallel_are_capped_at_their_share_of_the_cores(kind, 
 def test_limits_of_overlapping_passes_are_restored_by_the_last():
     """Two passes on threads at once (nested, or from two threads): the first to end restored the BLAS limits
     while the other still fitted, and the other then left them limited for good."""
-    from threadpoolctl import threadpool_info
+    from threadpoolctl import threadpool_info, threadpool_limits
 
     def blas():
         return {info["num_threads"] for info in threadpool_info() if info["user_api"] == "blas"}
 
-    before = blas()
-    assert before != {1}, "the test needs BLAS with more than one thread to begin with"
-    first, second = ww.ThreadExecutor(2), ww.ThreadExecutor(2)
-    first.open()
-    second.open()
-    first.close()
-    assert blas() == {1}  # the second pass still fits
-    second.close()
-    assert blas() == before
+    with threadpool_limits(limits=2, user_api="blas"):  # more than one thread to begin with, whatever the shell set
+        before = blas()
+        assert before == {2}
+        first, second = ww.ThreadExecutor(2), ww.ThreadExecutor(2)
+        first.open()
+        second.open()
+        first.close()
+        assert blas() == {1}  # the second pass still fits
+        second.close()
+        assert blas() == before
 
 
 @pytest.mark.parametrize("kind", ["sequential", "threads", "processes", None])
