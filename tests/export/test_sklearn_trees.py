@@ -35,13 +35,13 @@ from sklearn.ensemble import (
     GradientBoostingRegressor,
     HistGradientBoostingClassifier,
     HistGradientBoostingRegressor,
-    IsolationForest,
     RandomForestClassifier,
     RandomForestRegressor,
 )
 from sklearn.linear_model import LinearRegression
 from sklearn.tree import DecisionTreeClassifier, DecisionTreeRegressor, ExtraTreeClassifier, ExtraTreeRegressor
 from threadpoolctl import threadpool_limits
+from _tree_rows import edge_rows, tree_thresholds
 
 import wirework as ww
 from wirework.errors import ExportError
@@ -85,16 +85,6 @@ def _data(task: str, nan: bool, seed: int = 0, n: int = 300):
     return X, np.digitize(signal, [-1.0, 1.0, 3.0]) * 10  # classes 0, 10, 20, 30
 
 
-def _tree_thresholds(model) -> list[tuple[int, float]]:
-    estimators = getattr(model, "estimators_", [model])
-    pairs = []
-    for estimator in np.ravel(np.asarray(estimators, dtype=object)):
-        tree = estimator.tree_
-        inner = tree.children_left != -1
-        pairs.extend(zip(tree.feature[inner].tolist(), tree.threshold[inner].tolist()))
-    return pairs
-
-
 def _hist_thresholds(model) -> list[tuple[int, float]]:
     pairs = []
     for iteration in model._predictors:
@@ -103,29 +93,6 @@ def _hist_thresholds(model) -> list[tuple[int, float]]:
             inner = (nodes["is_leaf"] == 0) & (nodes["is_categorical"] == 0)
             pairs.extend(zip(nodes["feature_idx"][inner].tolist(), nodes["num_threshold"][inner].tolist()))
     return pairs
-
-
-def _edge_rows(X: np.ndarray, pairs, *, float32_inputs: bool, limit: int = 400, seed: int = 1) -> np.ndarray:
-    """Rows with one feature exactly at a threshold, one ulp around it, and around its float32 cut."""
-    rng = np.random.default_rng(seed)
-    pairs = sorted(set(pairs))
-    if len(pairs) > limit:
-        pairs = [pairs[i] for i in rng.choice(len(pairs), limit, replace=False)]
-    rows = []
-    for feature, t in pairs:
-        values = [t, np.nextafter(t, -np.inf), np.nextafter(t, np.inf)]
-        if float32_inputs and np.isfinite(t):
-            _, (cut,) = float32_cut(np.array([t]))
-            a = np.float32(t)
-            values += [float(a), float(np.nextafter(a, np.float32(-1e38))), float(np.nextafter(a, np.float32(1e38)))]
-            values += [cut, np.nextafter(cut, -np.inf), np.nextafter(cut, np.inf)]
-        for value in values:
-            if not abs(value) <= np.finfo(np.float32).max:  # scikit-learn refuses what float32 cannot hold
-                continue
-            row = X[rng.integers(len(X))].copy()
-            row[feature] = value
-            rows.append(row)
-    return np.array(rows)
 
 
 def _nan_rows(X: np.ndarray) -> np.ndarray:
@@ -220,7 +187,7 @@ def test_trees_and_forests_match_natively(family, task):
     X, y = _data(task, nan=True)
     cls = regressor if task == "reg" else classifier
     model = cls(max_depth=8, random_state=0, **options).fit(X, y)
-    edges = _edge_rows(np.nan_to_num(X), _tree_thresholds(model), float32_inputs=True)
+    edges = edge_rows(np.nan_to_num(X), tree_thresholds(model), float32_inputs=True)
     rows = np.vstack([X, edges, _nan_rows(np.nan_to_num(X))])
     _assert_float64(model, rows)
     _assert_float32(model, rows)
@@ -268,7 +235,7 @@ def test_gradient_boosting_matches_natively(task, options):
     X, y = _data(task, nan=False)
     cls = GradientBoostingRegressor if task == "reg" else GradientBoostingClassifier
     model = cls(n_estimators=15, max_depth=3, learning_rate=0.3, random_state=0, **options).fit(X, y)
-    rows = np.vstack([X, _edge_rows(X, _tree_thresholds(model), float32_inputs=True)])
+    rows = np.vstack([X, edge_rows(X, tree_thresholds(model), float32_inputs=True)])
     _assert_float64(model, rows, proba_atol=1e-15)
     _assert_float32(model, rows)
 
@@ -311,7 +278,7 @@ def test_hist_gradient_boosting_matches_natively(task, options, rtol):
     cls = HistGradientBoostingRegressor if task == "reg" else HistGradientBoostingClassifier
     model = _fit_hist(cls, X, y, **options)
     clean = np.nan_to_num(X)
-    edges = _edge_rows(clean, _hist_thresholds(model), float32_inputs=False)
+    edges = edge_rows(clean, _hist_thresholds(model), float32_inputs=False)
     infinite = clean[:8].copy()
     infinite[np.arange(8), np.arange(8) % N_FEATURES] = np.where(np.arange(8) < 4, np.inf, -np.inf)
     rows = np.vstack([X, edges, _nan_rows(clean), infinite])
@@ -347,7 +314,7 @@ def test_hist_gradient_boosting_categorical_numpy_columns(task):
         cls, y = HistGradientBoostingClassifier, (y > np.median(y)).astype(int)
     model = _fit_hist(cls, X, y, categorical_features=[0, 2])
     assert converter_for(model).categories(model) == {}
-    rows = np.vstack([X, _categorical_probes(X), _edge_rows(np.nan_to_num(X), _hist_thresholds(model),
+    rows = np.vstack([X, _categorical_probes(X), edge_rows(np.nan_to_num(X), _hist_thresholds(model),
                                                            float32_inputs=False)])
     _assert_float64(model, rows, proba_atol=1e-15)
     _assert_float32(model, rows)
@@ -475,14 +442,3 @@ def test_unknown_method_is_refused():
     x = g.add_input("X", np.float64, [None, N_FEATURES])
     with pytest.raises(ExportError, match=r"exports \('predict',\). Received method 'predict_proba'"):
         convert_forest(model, "predict_proba", g, x)
-
-
-def test_unregistered_tree_model_is_refused():
-    X, _ = _data("reg", nan=False)
-    model = IsolationForest(n_estimators=3, random_state=0).fit(X)
-    with pytest.raises(ExportError, match="IsolationForest: cannot export any method; .* IsolationForest is an "
-                                          "outlier detector: .* Replace it, or export the network up to it"):
-        ww.to_onnx(model)
-    with pytest.raises(ExportError, match=r"IsolationForest.predict\(\) of machine .* is an outlier detector"):
-        X_node = ww.source(X, name="X")
-        ww.to_onnx(ww.machine(IsolationForest(n_estimators=3, random_state=0), X_node).predict(X_node).fit())

@@ -34,8 +34,9 @@ input, marked ``"unused"`` in the signature; :func:`feed` gives it NaN
 whatever it holds (an identifier or free text, say).
 
 Outputs are named after the methods they compute: ``predict`` (1-D:
-values, or class labels for a classifier), ``predict_proba`` (``[N,
-n_classes]``), ``transform``…
+values, or class labels for a classifier, or -1 / 1 for an outlier
+detector), ``predict_proba`` (``[N, n_classes]``), ``decision_function``,
+``score_samples``, ``transform``…
 """
 
 from __future__ import annotations
@@ -60,13 +61,25 @@ from wirework.graph.data import describe
 __all__ = ["to_onnx", "save_onnx", "feed", "input_signature"]
 
 _PREDICTIONS = ("predict", "predict_proba")
+_OUTLIER_OUTPUTS = ("predict", "decision_function", "score_samples")
 
 
-def _default_methods(available: Sequence[str]) -> list[str]:
+def _default_methods(available: Sequence[str], outlier: bool = False) -> list[str]:
     """What is exported when ``methods`` is not given: a predictor's ``predict`` and ``predict_proba``, or a
-    transformer's ``transform`` (a predictor that also transforms, as a stack does, exports its predictions)."""
-    predictions = [m for m in _PREDICTIONS if m in available]
+    transformer's ``transform`` (a predictor that also transforms, as a stack does, exports its predictions);
+    an outlier detector's ``predict`` (-1 or 1) and its ``decision_function`` and ``score_samples``."""
+    predictions = [m for m in (_OUTLIER_OUTPUTS if outlier else _PREDICTIONS) if m in available]
     return predictions or (["transform"] if "transform" in available else [])
+
+
+def _is_outlier_detector(obj: Any) -> bool:
+    """Whether ``obj`` is an outlier detector by scikit-learn's tags (``False`` for what has none: a node)."""
+    from sklearn.base import is_outlier_detector
+
+    try:
+        return bool(is_outlier_detector(obj))
+    except Exception:  # not an estimator (a signature, a node): its tags cannot be read
+        return False
 
 
 _METADATA_KEY = "wirework.inputs"
@@ -89,7 +102,7 @@ def _network_outputs(obj: Any, methods: Sequence[str] | None) -> dict:
     else:
         return {}
     available = dict(signature)
-    wanted = list(methods) if methods is not None else _default_methods(list(available))
+    wanted = list(methods) if methods is not None else _default_methods(list(available), _is_outlier_detector(obj))
     missing = [m for m in wanted if m not in available]
     if missing or not wanted:
         raise ExportError(
@@ -280,7 +293,9 @@ def to_onnx(
         Input layout; see the module documentation.
     methods : list of str, optional
         Outputs to export (default: the ``predict`` and ``predict_proba``
-        that the model offers, or its ``transform`` if it offers neither).
+        that the model offers, or its ``transform`` if it offers neither; an
+        outlier detector's ``predict``, ``decision_function`` and
+        ``score_samples``).
 
     Raises
     ------
@@ -337,7 +352,7 @@ def to_onnx(
         kinds = {m: _kind_of_value(g, native[node]) for m, node in outputs.items()}
     else:
         available = converter.methods(obj)
-        wanted = list(methods) if methods is not None else _default_methods(available)
+        wanted = list(methods) if methods is not None else _default_methods(available, _is_outlier_detector(obj))
         refused = [m for m in wanted if m not in available]
         if refused or not wanted:
             raise ExportError(

@@ -317,8 +317,17 @@ def tree_ensemble(
     aggregate: Aggregate = Aggregate.SUM,
     post_transform: PostTransform = PostTransform.NONE,
     hint: str = "trees",
+    dtype: Any = None,
 ) -> str:
-    """Add one ``TreeEnsemble`` node over the matrix ``x``; returns its ``[N, n_targets]`` output."""
+    """Add one ``TreeEnsemble`` node over the matrix ``x``; returns its ``[N, n_targets]`` output.
+
+    ``dtype``: the precision of ``x``, the thresholds, leaf weights and output (default: the graph's); a
+    float32 graph may run an ensemble on its input cast to float64 (what scikit-learn's isolation forest adds
+    up after casting its input to float32).
+    """
+    dtype = g.dtype if dtype is None else np.dtype(dtype)
+    if dtype != g.dtype and post_transform != PostTransform.NONE:
+        raise ExportError(f"A {dtype.name} tree ensemble in a {g.dtype.name} graph takes no post_transform.")
     if not trees:
         raise ExportError("A tree ensemble needs at least one tree. Received none.")
     encoded = [_as_encoded(t) for t in trees]
@@ -351,11 +360,11 @@ def tree_ensemble(
     mode = np.concatenate(modes)
     split = np.concatenate(splits)
     split = np.where(mode == Mode.MEMBER, 0.0, split)
-    if g.dtype == np.float32:
+    if dtype == np.float32:
         split = _float32_threshold(split, mode)
     branches = (np.concatenate(true_ids), np.concatenate(false_ids), np.concatenate(true_leafs),
                 np.concatenate(false_leafs), np.concatenate(missing))
-    mode, split, branches = _one_numeric_mode(mode, split, branches, g.dtype)
+    mode, split, branches = _one_numeric_mode(mode, split, branches, dtype)
     true_id, false_id, true_leaf, false_leaf, missing_true = branches
     onnx = g.onnx
     tensor = onnx.numpy_helper.from_array
@@ -366,23 +375,23 @@ def tree_ensemble(
         tree_roots=roots,
         nodes_featureids=np.concatenate(features).tolist(),
         nodes_modes=tensor(mode),
-        nodes_splits=tensor(split.astype(g.dtype)),
+        nodes_splits=tensor(split.astype(dtype)),
         nodes_truenodeids=true_id.tolist(),
         nodes_trueleafs=true_leaf.tolist(),
         nodes_falsenodeids=false_id.tolist(),
         nodes_falseleafs=false_leaf.tolist(),
         nodes_missing_value_tracks_true=missing_true.tolist(),
         leaf_targetids=np.concatenate(leaf_targets).astype(np.int64).tolist(),
-        leaf_weights=tensor(np.concatenate(leaf_weights).astype(g.dtype)),
+        leaf_weights=tensor(np.concatenate(leaf_weights).astype(dtype)),
     )
     if members:
         values = np.asarray(members, dtype=np.float64)
-        written = values.astype(g.dtype)
+        written = values.astype(dtype)
         inexact = np.isfinite(values) & (written.astype(np.float64) != values)
         if np.any(inexact):  # two categories would share one code, and an input the other's branch
             raise ExportError(
                 f"Set-membership splits test the category codes {np.unique(values[inexact])[:5].tolist()}, which "
-                f"have no {g.dtype.name} value: a {g.dtype.name} input cannot tell them from their neighbours. "
+                f"have no {dtype.name} value: a {dtype.name} input cannot tell them from their neighbours. "
                 "Export with dtype='float64', or train on category codes 0..n-1 (a pandas 'category' column)."
             )
         attributes["membership_values"] = tensor(written)
