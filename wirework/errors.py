@@ -459,7 +459,10 @@ class PrecisionWarning(WireworkWarning):
     The file compares the float32 value of each input; a model that compares
     the float64 value (HistGradientBoosting, whose thresholds are often
     training values) can then send a row holding such a value the other way.
-    ``dtype="float64"`` exports reproduce the native predictions.
+    It is raised when such a threshold rounds up in float32 and the model was
+    trained on more rows than its ``max_bins`` (trained on fewer, every
+    threshold lies between two training values). ``dtype="float64"``
+    exports reproduce the native predictions.
 
     Examples
     --------

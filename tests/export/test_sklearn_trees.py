@@ -420,6 +420,55 @@ def test_a_float32_export_of_a_hist_gradient_boosting_warns_when_rows_on_its_thr
             ww.to_onnx(other.fit(X, y), dtype="float32")  # they cast to float32 natively: nothing to say
 
 
+def _moved_rows(model, X) -> np.ndarray:
+    """The rows whose float32 value takes another branch than their float64 value natively (another raw score)."""
+    raw = np.atleast_2d(model._raw_predict(X).T).T
+    raw32 = np.atleast_2d(model._raw_predict(X.astype(np.float32).astype(np.float64)).T).T
+    return np.flatnonzero(np.any(raw != raw32, axis=1))
+
+
+@pytest.mark.parametrize("cls", [HistGradientBoostingRegressor, HistGradientBoostingClassifier])
+def test_a_float32_export_of_a_hist_gradient_boosting_on_few_rows_is_silent_when_no_row_moves(cls):
+    # wine's 178 rows: every feature has at most max_bins (255) distinct values, so every threshold is the
+    # midpoint of two consecutive training values, which no row holds. Many of those midpoints round up in
+    # float32, and the export warned for them although no row moved
+    from sklearn.datasets import load_wine
+
+    from wirework.export.trees import moved_by_float32
+
+    X, y = load_wine(return_X_y=True)
+    model = _fit_hist(cls, X, y)
+    assert moved_by_float32(np.array(_hist_thresholds(model))[:, 1]).sum() > 10  # what the warning counted
+    assert _moved_rows(model, X).size == 0  # no row takes another branch once cast to float32
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        out = _run(ww.to_onnx(model, dtype="float32"), X.astype(np.float32))
+    if cls is HistGradientBoostingClassifier:
+        np.testing.assert_array_equal(out["predict"], _native(model, "predict", X))
+        np.testing.assert_allclose(out["predict_proba"], _native(model, "predict_proba", X), rtol=0, atol=1e-6)
+    else:
+        np.testing.assert_allclose(out["predict"], _native(model, "predict", X), rtol=0, atol=1e-6)
+
+
+def test_a_float32_export_of_a_hist_gradient_boosting_warns_when_a_training_row_moves():
+    # with max_bins=32 wine's features have more distinct values than bins: the thresholds are quantiles, most of
+    # them training values, and rows holding one that float32 rounds up go the other way in the file
+    from sklearn.datasets import load_wine
+
+    X, y = load_wine(return_X_y=True)
+    X32 = X.astype(np.float32)
+    model = _fit_hist(HistGradientBoostingClassifier, X, y, max_bins=32)
+    moved = _moved_rows(model, X)
+    assert moved.size > 10
+    with pytest.warns(ww.PrecisionWarning, match=r"float32: \d+ of its \d+ numeric splits .* goes the other way .*"
+                                                 r"Trained on 178 rows \(more than max_bins=32\)"):
+        exported = ww.to_onnx(model, dtype="float32")
+    out = _run(exported, X32)
+    np.testing.assert_array_equal(out["predict"], _native(model, "predict", X32.astype(np.float64)))
+    proba64 = _native(model, "predict_proba", X)
+    assert np.abs(out["predict_proba"][moved] - proba64[moved]).max() > 1e-3  # the file follows the float32 row
+
+
 def test_a_float32_export_of_categories_that_float32_cannot_hold_is_refused():
     # the float32 file held the category 16777217 as 16777216, so the unseen value 16777216 took its branch
     # (1.97 off, silently); float64 holds every int32 category exactly
