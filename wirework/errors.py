@@ -120,7 +120,9 @@ class ArgumentError(WireworkError, TypeError):
 
 class ParameterError(WireworkError, ValueError):
     """``set_params`` got a name the estimator does not have, or nested into something without parameters;
-    or a setting (``set_output``, say) got a value it does not take.
+    or a setting (``set_output``, say) got a value it does not take; or a composite's ``transform`` (also
+    ``inverse_transform``, ``decision_function``, ``score``) got keyword parameters, which it takes only with
+    scikit-learn's metadata routing on.
 
     Examples
     --------

@@ -50,12 +50,13 @@ class _ComposedOutputs:
                 return network[operation](checked)
         return network[operation](checked)
 
-    def _run_with(self, operation: str, X: Any, params: dict[str, Any]) -> Any:
-        """:meth:`_run`, the model whose ``operation`` gives the output called with ``params``
-        (:func:`~wirework.compose._params.run_with`)."""
+    def _run_with(self, operation: str, X: Any, params: dict[str, Any], checks: bool = True) -> Any:
+        """:meth:`_run`, the model whose ``operation`` gives the output called with ``params`` (with metadata
+        routing on, the models before it too: :func:`~wirework.compose._params.run_with`). ``checks``: whether
+        ``X`` is checked as the composite's input (not for ``inverse_transform``)."""
         network = self._ready()
-        checked = self._check_input(X, operation)
-        warned = self._warned_of_names(X, checked)
+        checked = self._check_input(X, operation) if checks else X
+        warned = self._warned_of_names(X, checked) if checks else None
         with warnings.catch_warnings():
             if warned is not None:
                 warnings.filterwarnings("ignore", message=warned, category=UserWarning)
@@ -88,18 +89,32 @@ class _ComposedOutputs:
         return self._run("predict_log_proba", X)
 
     @available_if(_offers("decision_function"))
-    def decision_function(self, X: Any) -> Any:
-        """The network's ``decision_function`` output on ``X``."""
+    def decision_function(self, X: Any, **params: Any) -> Any:
+        """The network's ``decision_function`` output on ``X``.
+
+        ``params`` only with scikit-learn's metadata routing on, as
+        scikit-learn's ``Pipeline`` takes them: each model on the way gets
+        what it requests (see :mod:`wirework.compose._params`); without it,
+        a ``ParameterError`` (a ``ValueError``, as scikit-learn's).
+        """
+        if params:
+            return self._run_with("decision_function", X, params)
         return self._run("decision_function", X)
 
     @available_if(_offers("score_samples"))
     def score_samples(self, X: Any) -> Any:
-        """The network's ``score_samples`` output on ``X`` (an outlier detector's or a density's scores)."""
+        """The network's ``score_samples`` output on ``X`` (an outlier detector's or a density's scores).
+
+        ``X`` alone, as scikit-learn's ``Pipeline.score_samples`` takes it.
+        """
         return self._run("score_samples", X)
 
     @available_if(_offers("transform"))
-    def transform(self, X: Any) -> Any:
-        """The network's ``transform`` output on ``X``, in the container ``set_output`` asks for."""
+    def transform(self, X: Any, **params: Any) -> Any:
+        """The network's ``transform`` output on ``X``, in the container ``set_output`` asks for
+        (``params``: as for :meth:`decision_function`)."""
+        if params:
+            return self._output(self._run_with("transform", X, params), X)
         return self._output(self._run("transform", X), X)
 
     def _output(self, values: Any, X: Any) -> Any:
@@ -199,13 +214,15 @@ class _ComposedOutputs:
         return given
 
     @available_if(_offers("inverse_transform"))
-    def inverse_transform(self, X: Any) -> Any:
-        """The network's ``inverse_transform`` output on ``X``."""
+    def inverse_transform(self, X: Any, **params: Any) -> Any:
+        """The network's ``inverse_transform`` output on ``X`` (``params``: as for :meth:`decision_function`)."""
+        if params:
+            return self._run_with("inverse_transform", X, params, checks=False)
         network = self._ready()
         return network["inverse_transform"](X)
 
     @available_if(lambda self: self._scores())
-    def score(self, X: Any, y: Any = None, sample_weight: Any = None) -> float:
+    def score(self, X: Any, y: Any = None, sample_weight: Any = None, **params: Any) -> float:
         """Accuracy for classifiers, R² for regressors (as scikit-learn's mixins); for any other composite, the
         network's ``score`` output on ``X`` (an unsupervised model's score, as a pipeline ending in a clusterer,
         mixture or density gives it).
@@ -215,43 +232,66 @@ class _ComposedOutputs:
         that output is a machine's ``score`` and the model's takes
         ``sample_weight`` (as scikit-learn's ``Pipeline.score`` passes them to
         its last step); otherwise it is an ``ArgumentError``.
+
+        ``params``: where a model's own ``score`` gives the composite's (that
+        output's machine; a ``ww.Pipeline``'s last step), with scikit-learn's
+        metadata routing on, what that model requests for its ``score`` and
+        the models before it for their ``transform`` (see
+        :mod:`wirework.compose._params`); refused otherwise.
         """
         kind = self._kind()
         if kind in ("classifier", "regressor"):
             if y is None:
                 raise DataError(f"{type(self).__name__}.score needs y: the true targets to compare predictions with.")
-            return self._supervised_score(X, y, sample_weight, kind)
-        if sample_weight is not None:
-            return self._weighted_score(X, y, sample_weight)
+            return self._supervised_score(X, y, sample_weight, kind, params)
+        if sample_weight is not None or params:
+            return self._weighted_score(X, y, sample_weight, params)
         return float(self._run("score", X))
 
-    def _supervised_score(self, X: Any, y: Any, sample_weight: Any, kind: str) -> float:
-        """A classifier's or regressor's :meth:`score`: accuracy or R² of its predictions, as scikit-learn's mixins."""
+    def _supervised_score(self, X: Any, y: Any, sample_weight: Any, kind: str, params: dict[str, Any]) -> float:
+        """A classifier's or regressor's :meth:`score`: accuracy or R² of its predictions, as scikit-learn's mixins
+        (computed by the composite: no model takes ``params``)."""
+        if params:
+            raise ArgumentError(
+                f"{type(self).__name__}.score got {_params._received(params)}, but its score is the "
+                f"{'accuracy' if kind == 'classifier' else 'R²'} of its predictions, which no model of it computes, "
+                "so no model can take them. Call score(X, y) without them."
+            )
         metric = accuracy_score if kind == "classifier" else r2_score
         return float(metric(y, self.predict(X), sample_weight=sample_weight))
 
-    def _weighted_score(self, X: Any, y: Any, sample_weight: Any) -> float:
-        """The ``score`` output's machine's own ``score`` of its input on ``X``, with ``sample_weight``."""
+    def _weighted_score(self, X: Any, y: Any, sample_weight: Any, params: dict[str, Any]) -> float:
+        """The ``score`` output's machine's own ``score`` of its input on ``X``, with ``sample_weight`` and
+        ``params``."""
         output = self._ready()["score"]
         model = output.machine.fitted_model if output.kind == "dynamic" and output.operation == "score" else None
-        if model is None or not _has_parameter(model.score, "sample_weight"):
+        if sample_weight is not None and (model is None or not _has_parameter(model.score, "sample_weight")):
             raise ArgumentError(
                 f"{type(self).__name__}.score is its network's score output, which takes no sample_weight. "
                 "Score without weights."
             )
-        return self._machine_score("score", X, y, sample_weight=sample_weight)
+        return self._machine_score("score", X, y, params, sample_weight=sample_weight)
 
-    def _machine_score(self, operation: str, X: Any, y: Any, **params: Any) -> float:
+    def _machine_score(self, operation: str, X: Any, y: Any, params: dict[str, Any], **weights: Any) -> float:
         """The ``score`` of the trained model of the machine whose operation gives the network's ``operation``
-        output, given that operation's input computed from ``X``, ``y`` and ``params``."""
+        output, given that operation's input computed from ``X``, and ``y``; ``weights``: its ``sample_weight``
+        (``None``: not given); ``params``: routed as :func:`~wirework.compose._params.routed_input` says."""
         output = self._ready()[operation]
         checked = self._check_input(X, operation)
         with warnings.catch_warnings():
             warned = self._warned_of_names(X, checked)
             if warned is not None:  # said once, as in _run
                 warnings.filterwarnings("ignore", message=warned, category=UserWarning)
-            inputs = output.parents[0](checked)
-        return float(output.machine.fitted_model.score(inputs, y, **params))
+            if params:
+                owner = type(self).__name__
+                target, inputs, given, _, _ = _params.routed_input(
+                    owner, "score", output, operation, self._built.X, checked, params
+                )
+                model = target.machine.fitted_model
+            else:
+                inputs, given, model = output.parents[0](checked), {}, output.machine.fitted_model
+        weighted = {key: value for key, value in weights.items() if value is not None}
+        return float(model.score(inputs, y, **weighted, **given))
 
     def _scores(self) -> bool:
         """Whether :meth:`score` exists: a classifier or regressor that predicts, or a network with a score."""

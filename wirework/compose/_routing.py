@@ -53,9 +53,10 @@ class RoutedWeights:
         ``"fit_transform"``, ``"fit_predict"``) to the component's method it calls."""
         raise NotImplementedError
 
-    def _predict_routes(self) -> list[tuple[str, Any, tuple[str, ...]]]:
-        """``(name, component, operations)``: the component whose operations get the composite's ``predict``
-        parameters (see :mod:`wirework.compose._params`), named as its machine. None here."""
+    def _operation_routes(self) -> list[tuple[str, Any, Mapping[str, str]]]:
+        """``(name, component, {operation: method})``: the components that get the parameters of the composite's
+        operations (``predict``, ``transform``…; see :mod:`wirework.compose._params`), named as their machines,
+        each with the method of the component each operation calls. None here."""
         return []
 
     def get_metadata_routing(self) -> MetadataRouter:
@@ -64,9 +65,10 @@ class RoutedWeights:
         Each component is reached from ``fit`` (and ``fit_transform``,
         ``fit_predict``) by its training method; the recipe's own request
         covers ``score`` only (a classifier's or regressor's ``score`` weighs
-        the rows itself). The model that takes the parameters of ``predict``
-        (:meth:`_predict_routes`: a pipeline's last step) is reached from
-        those operations by the same ones, as scikit-learn's say.
+        the rows itself). The components that take the parameters of the
+        operations (:meth:`_operation_routes`: a pipeline's steps) are
+        reached from those operations by the methods they call, as
+        scikit-learn's say.
 
         Returns
         -------
@@ -76,18 +78,18 @@ class RoutedWeights:
         own = MetadataRequest(owner=type(self).__name__)
         own.score = self._get_metadata_request().score
         router.add_self_request(own)
-        predicting = {name: (component, operations) for name, component, operations in self._predict_routes()}
+        operating = {name: (component, methods) for name, component, methods in self._operation_routes()}
         for name, component, method in self._weight_routes():
             mapping = MethodMapping()
             for caller in _TRAINING:
                 mapping.add(caller=caller, callee=_callee(method, caller))
-            for operation in predicting.pop(name, (None, ()))[1]:
-                mapping.add(caller=operation, callee=operation)
+            for caller, callee in operating.pop(name, (None, {}))[1].items():
+                mapping.add(caller=caller, callee=callee)
             router.add(**{name: component}, method_mapping=mapping)
-        for name, (component, operations) in predicting.items():  # a component the weights never reach
+        for name, (component, methods) in operating.items():  # a component the weights never reach
             mapping = MethodMapping()
-            for operation in operations:
-                mapping.add(caller=operation, callee=operation)
+            for caller, callee in methods.items():
+                mapping.add(caller=caller, callee=callee)
             router.add(**{name: component}, method_mapping=mapping)
         return router
 

@@ -306,21 +306,21 @@ class Pipeline(NamedEstimators, RoutedWeights, WeightedFit, Composite):
             step.set_output(transform=transform)
         return self
 
-    def _supervised_score(self, X: Any, y: Any, sample_weight: Any, kind: str) -> float:
+    def _supervised_score(self, X: Any, y: Any, sample_weight: Any, kind: str, params: dict[str, Any]) -> float:
         """The last step's own ``score`` of what the steps before it make of ``X``, as scikit-learn's
         ``Pipeline.score`` (a ``PoissonRegressor`` scores by the deviance it explains, not R²); with a target
         transformer, R² of the predictions, as ``TransformedTargetRegressor(Pipeline(...))`` scores."""
         if self.target_transformer is not None:
-            return super()._supervised_score(X, y, sample_weight, kind)
-        if sample_weight is None:
-            return self._machine_score("predict", X, y)  # the last step's, given what its predict is given
-        model = self._ready()["predict"].machine.fitted_model
-        if not _has_parameter(model.score, "sample_weight"):
-            raise ArgumentError(
-                f"Pipeline.score is its last step's score ({type(model).__name__}), which takes no sample_weight, "
-                "as in scikit-learn's Pipeline. Score without weights."
-            )
-        return self._machine_score("predict", X, y, sample_weight=sample_weight)
+            return super()._supervised_score(X, y, sample_weight, kind, params)
+        if sample_weight is not None:
+            model = self._ready()["predict"].machine.fitted_model
+            if not _has_parameter(model.score, "sample_weight"):
+                raise ArgumentError(
+                    f"Pipeline.score is its last step's score ({type(model).__name__}), which takes no "
+                    "sample_weight, as in scikit-learn's Pipeline. Score without weights."
+                )
+        # the last step's, given what its predict is given
+        return self._machine_score("predict", X, y, params, sample_weight=sample_weight)
 
     def _weight_routes(self) -> list[tuple[str, Any, dict[str, str]]]:
         """The live steps, each reached by the methods scikit-learn's ``Pipeline`` routes its ``fit``,
@@ -337,14 +337,17 @@ class Pipeline(NamedEstimators, RoutedWeights, WeightedFit, Composite):
                 routes.append((name, step, {"fit": "fit", **last}))
         return routes
 
-    def _predict_routes(self) -> list[tuple[str, Any, tuple[str, ...]]]:
-        """The last step takes the parameters of ``predict``, ``predict_proba`` and ``predict_log_proba`` (those it
-        has), as in scikit-learn's ``Pipeline``."""
+    def _operation_routes(self) -> list[tuple[str, Any, dict[str, str]]]:
+        """As scikit-learn's ``Pipeline`` routes its operations' parameters: the steps before the last by their
+        ``transform`` (``inverse_transform`` by theirs), the last by the method called, when it has it. Its
+        ``score`` stays the pipeline's own request (``set_score_request``: see ``RoutedWeights``)."""
         steps = self._live_steps()
-        if not steps:
-            return []
-        name, last = steps[-1]
-        return [(name, last, tuple(op for op in _params.OPERATIONS if hasattr(last, op)))]
+        routes = [(name, step, _params.STEP_METHODS) for name, step in steps[:-1]]
+        if steps:
+            name, last = steps[-1]
+            operations = (*_params.OPERATIONS, "decision_function", "transform", "inverse_transform")
+            routes.append((name, last, {op: op for op in operations if hasattr(last, op)}))
+        return routes
 
     def _weighted_steps(self, steps: list[tuple[str, Any]], sample_weight: Source | None) -> set[str]:
         """The names of the steps that train with ``sample_weight``: those whose ``fit`` takes it.
@@ -527,9 +530,9 @@ class TransformedTarget(RoutedWeights, WeightedFit, Composite):
         """``regressor``, or scikit-learn's default, a ``LinearRegression``, when it is ``None``."""
         return LinearRegression() if self.regressor is None else self.regressor
 
-    def _predict_routes(self) -> list[tuple[str, Any, tuple[str, ...]]]:
+    def _operation_routes(self) -> list[tuple[str, Any, dict[str, str]]]:
         """The regressor takes the parameters of ``predict``, as in scikit-learn's ``TransformedTargetRegressor``."""
-        return [("regressor", self.regressor, ("predict",))]
+        return [("regressor", self.regressor, {"predict": "predict"})]
 
     def _target_transformer(self) -> Any:
         """``transformer``, or the ``FunctionTransformer`` of ``func`` and ``inverse_func`` (checked)."""
