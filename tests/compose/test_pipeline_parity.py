@@ -1,6 +1,7 @@
 """ww.Pipeline and ww.TransformedTarget against scikit-learn's Pipeline and TransformedTargetRegressor beyond the
 predictions: tags, sparse input, splits of precomputed kernels, frames of mixed dtypes, the steps refused, scores,
-and TransformedTarget's default regressor and its check of the target."""
+last steps that embed only their training data (TSNE), and TransformedTarget's default regressor and its check of
+the target."""
 
 import pickle
 
@@ -11,13 +12,14 @@ import scipy.sparse as sp
 from sklearn.base import BaseEstimator, TransformerMixin, clone
 from sklearn.cluster import DBSCAN, KMeans
 from sklearn.compose import ColumnTransformer, TransformedTargetRegressor
-from sklearn.datasets import load_diabetes, load_iris
+from sklearn.datasets import load_diabetes, load_digits, load_iris
 from sklearn.decomposition import PCA, TruncatedSVD
 from sklearn.ensemble import HistGradientBoostingRegressor, IsolationForest, RandomForestClassifier
 from sklearn.feature_extraction import DictVectorizer
 from sklearn.feature_extraction.text import CountVectorizer, TfidfTransformer, TfidfVectorizer
 from sklearn.impute import SimpleImputer
 from sklearn.isotonic import IsotonicRegression
+from sklearn.manifold import MDS, TSNE, SpectralEmbedding
 from sklearn.linear_model import GammaRegressor, LogisticRegression, MultiTaskLasso, PoissonRegressor, Ridge
 from sklearn.metrics.pairwise import euclidean_distances, rbf_kernel
 from sklearn.model_selection import GridSearchCV, KFold, cross_val_score
@@ -60,6 +62,7 @@ TAGGED = {
     "svd, logistic": lambda: [("svd", TruncatedSVD()), ("lr", LogisticRegression())],
     "tf-idf": lambda: [("tfidf", TfidfTransformer())],
     "one-hot": lambda: [("onehot", OneHotEncoder())],
+    "scaler, tsne": lambda: [("scale", StandardScaler()), ("tsne", TSNE())],
 }
 
 
@@ -379,3 +382,62 @@ def test_an_isotonic_regression_takes_one_column_given_as_a_vector_as_in_scikit_
     np.testing.assert_allclose(tt.predict(x), TransformedTargetRegressor(IsotonicRegression(), transformer=StandardScaler()).fit(x, Y_DATA).predict(x), rtol=0, atol=1e-9)
     with pytest.raises(ww.DataError, match="Expected 2D array, got 1D array"):  # a first step that takes columns
         ww.Pipeline([("scale", StandardScaler()), ("ridge", Ridge())]).fit(x, Y_DATA)
+
+
+#: What a pipeline may offer, to compare which of them ours and scikit-learn's have.
+OPERATIONS = (
+    "predict", "fit_predict", "transform", "fit_transform", "inverse_transform", "score", "score_samples",
+    "decision_function", "get_feature_names_out",
+)
+
+
+def test_a_last_step_that_only_embeds_its_training_data_fits_and_transforms_as_scikit_learn_s_pipeline():
+    # a last step with fit_transform and no transform was a GraphError at fit ("offers none of predict, ...")
+    X = load_digits().data[:300]
+
+    def steps(perplexity=30.0):
+        return [("scale", StandardScaler()), ("tsne", TSNE(perplexity=perplexity, random_state=0, init="pca"))]
+
+    ours, theirs = ww.Pipeline(steps()), SkPipeline(steps())
+    offered = [op for op in OPERATIONS if hasattr(theirs, op)]
+    assert [op for op in OPERATIONS if hasattr(ours, op)] == offered == ["fit_transform", "get_feature_names_out"]
+    embedding = ours.fit_transform(X)
+    np.testing.assert_array_equal(embedding, theirs.fit_transform(X))
+    assert not hasattr(ours, "transform") and [op for op in OPERATIONS if hasattr(ours, op)] == offered  # fitted too
+    assert list(ours.get_feature_names_out()) == list(theirs.get_feature_names_out()) == ["tsne0", "tsne1"]
+    # nothing changed: nothing trains, and the same values come back (fit or fit_transform)
+    for again in (lambda: ours.fit_transform(X), lambda: ours.fit(X).fit_transform(X)):
+        np.testing.assert_array_equal(again(), embedding)
+        assert {m["action"] for m in ours.report_()["machines"].values()} == {"skipped"}
+    ours.set_params(tsne__perplexity=10.0)
+    np.testing.assert_array_equal(ours.fit_transform(X), SkPipeline(steps(10.0)).fit_transform(X))
+    assert [m["action"] for m in ours.report_()["machines"].values()] == ["skipped", "updated"]  # the TSNE alone
+
+
+@pytest.mark.parametrize(
+    "last",
+    [SpectralEmbedding(random_state=0), MDS(n_init=1, max_iter=100, init="random", random_state=0)],
+    ids=["spectral", "mds"],
+)
+def test_an_embedding_last_step_fits_as_scikit_learn_s_pipeline_with_a_target_weights_and_after_a_pickle(last):
+    X, y = load_digits(return_X_y=True)
+    X, y = X[:300], y[:300]
+    weights = np.random.RandomState(0).uniform(0.5, 2.0, len(y))
+
+    def steps():
+        return [("scale", StandardScaler()), ("embed", clone(last))]
+
+    ours = ww.Pipeline(steps()).fit(X, y)  # fit alone, as scikit-learn's: its fit_transform then trains nothing
+    expected = SkPipeline(steps()).fit_transform(X, y)
+    np.testing.assert_array_equal(ours.fit_transform(X, y), expected)
+    assert {m["action"] for m in ours.report_()["machines"].values()} == {"skipped"}
+    assert not hasattr(ours, "transform") and not hasattr(SkPipeline(steps()), "transform")
+    copied = pickle.loads(pickle.dumps(ours))  # the embedding is dropped from the pickle: the step trains again
+    np.testing.assert_array_equal(copied.fit_transform(X, y), expected)
+    assert [m["action"] for m in copied.report_()["machines"].values()] == ["skipped", "trained"]
+    # weights: the steps whose fit takes them, as scikit-learn's Pipeline given them per step
+    weighted = ww.Pipeline(steps()).fit_transform(X, sample_weight=weights)
+    np.testing.assert_array_equal(weighted, SkPipeline(steps()).fit_transform(X, scale__sample_weight=weights))
+    assert np.abs(weighted - SkPipeline(steps()).fit_transform(X)).max() > 1e-6  # the weights mattered
+    with pytest.raises(ww.GraphError, match=r"has a value on the training data only: .* has no transform\(\) for new data"):
+        ours.network_["fit_transform"](X)

@@ -802,6 +802,43 @@ def test_a_fit_predict_node_is_of_the_training_x_and_of_a_model_that_has_fit_pre
         ww.node(np.column_stack, kmeans.transform(X), kmeans.fit_predict(X)).fit()
 
 
+def test_a_fit_transform_node_takes_the_embedding_fit_transform_gave_in_training():
+    from sklearn.manifold import SpectralEmbedding
+
+    data = _iris()
+    X = ww.source(data, name="X")
+    embed = ww.machine(SpectralEmbedding(random_state=0), X, name="embed")
+    embedding = embed.fit_transform(X)
+    assert repr(embedding) == "fit_transform(embed, X)"
+    embed.fit()  # its own graph has no node taking the embedding: trained by fit, which keeps none
+    with pytest.raises(ww.NotTrainedError, match=r"holds no fit_transform output of its training data"):
+        embedding()
+    embedding.fit()
+    assert embed.report()["reason"] == "condition 7: a node takes its fit_transform output, which it does not hold"
+    np.testing.assert_array_equal(embedding(), SpectralEmbedding(random_state=0).fit_transform(data))
+    np.testing.assert_array_equal(embedding(), embed.fitted_model.embedding_)
+    state = embed.state
+    embedding.fit()
+    assert embed.report()["action"] == "skipped" and embed.state == state  # nothing changed: the output it holds
+    with pytest.raises(ww.GraphError, match=r"fit_transform\(\) of Machine 'embed' \(SpectralEmbedding\) has a value "
+                       r"on the training data only: SpectralEmbedding transforms the data it trains on and has no "
+                       r"transform\(\) for new data"):
+        embedding(data)
+
+
+def test_a_fit_transform_node_is_of_the_training_x_and_of_a_model_that_trains_by_its_fit_transform():
+    from sklearn.manifold import SpectralEmbedding
+
+    X, other = ww.source(_iris(), name="X"), ww.source(_iris(), name="other")
+    with pytest.raises(ww.GraphError, match=r"its input must be the machine's first training argument"):
+        ww.machine(SpectralEmbedding(), X).fit_transform(other)
+    with pytest.raises(ww.GraphError, match=r"Ridge has no fit_transform\(\)"):
+        ww.machine(Ridge(), X, ww.source(np.zeros(150))).fit_transform(X)
+    with pytest.raises(ww.GraphError, match=r"its fit_transform is TransformerMixin's, fit then transform, so the "
+                       r"machine trains by fit and holds no fit_transform output\. Use mach\.transform\(X\)"):
+        ww.machine(StandardScaler(), X).fit_transform(X)
+
+
 def test_a_machine_trained_by_fit_holds_no_labels_until_a_pass_needs_them():
     from sklearn.cluster import DBSCAN
 

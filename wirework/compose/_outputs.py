@@ -132,7 +132,13 @@ class _ComposedOutputs:
             result = result.set_axis(X.index, axis=0)
         return result
 
-    @available_if(_offers("transform"))
+    def _transforms(self) -> bool:
+        """Whether the network transforms: a ``transform`` output, or a ``fit_transform`` one (a model that
+        transforms only its training data, ``TSNE``): then it has ``fit_transform``, ``set_output`` and
+        ``get_feature_names_out``, as scikit-learn's transformers."""
+        return self._provides("transform") or self._provides("fit_transform")
+
+    @available_if(lambda self: self._transforms())
     def set_output(self, *, transform: str | None = None) -> Composite:
         """Set the container of ``transform`` and ``fit_transform`` output, as scikit-learn's transformers.
 
@@ -161,7 +167,7 @@ class _ComposedOutputs:
             )
         self._sklearn_output_config = {**getattr(self, "_sklearn_output_config", {}), "transform": transform}
 
-    @available_if(_offers("transform"))
+    @available_if(lambda self: self._transforms())
     def get_feature_names_out(self, input_features: Any = None) -> np.ndarray:
         """Names of the columns ``transform`` gives, as scikit-learn's transformers name them.
 
@@ -189,7 +195,8 @@ class _ComposedOutputs:
         """
         network = self._ready()
         names = self._input_names(input_features)
-        return np.asarray(_names_out(self, network["transform"], self._built.X, names), dtype=object)
+        output = network["transform"] if "transform" in network else network["fit_transform"]
+        return np.asarray(_names_out(self, output, self._built.X, names), dtype=object)
 
     def _input_names(self, input_features: Any) -> np.ndarray:
         """``input_features`` checked against what ``fit`` saw, or the names ``fit`` saw (``x<k>`` if none)."""
@@ -308,7 +315,7 @@ def _names_out(owner: Composite, node: Node, X: Source, names: np.ndarray) -> An
     """Names of the columns of ``node``'s value, given the ``names`` of ``X``'s: asked of each machine on the way."""
     if node is X:
         return names
-    if node.kind != "dynamic" or node.operation != "transform":
+    if node.kind != "dynamic" or node.operation not in ("transform", "fit_transform"):
         raise UnavailableError(
             f"{type(owner).__name__}.get_feature_names_out cannot name the columns of {node!r}: only a chain of "
             "machine transforms from X can be named that way. Override get_feature_names_out in the composite."

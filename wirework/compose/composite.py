@@ -49,7 +49,7 @@ from wirework.graph.training import FitPass, fit_pass
 from wirework.compose._building import _Built, _ComposedNetwork, _layout, _name, _quick_key, _skeleton
 from wirework.compose._checks import _ComposedChecks, _classes, _unusable, learns_several_targets
 from wirework.compose._hyperparams import _ComposedParams, is_estimator
-from wirework.compose._outputs import _ComposedOutputs, _has_parameter, _offers
+from wirework.compose._outputs import _ComposedOutputs, _has_parameter
 from wirework.compose.signature import Signature
 
 __all__ = ["Composite", "WeightedFit", "check_weighted", "is_estimator", "learns_several_targets", "takes_weights"]
@@ -204,7 +204,7 @@ class Composite(
         elif kind == "regressor":
             tags.regressor_tags = tags.regressor_tags or RegressorTags()
             tags.target_tags.required = True
-        if self._provides("transform"):
+        if self._transforms():
             tags.transformer_tags = tags.transformer_tags or TransformerTags()
         self._component_tags(tags)
         return tags
@@ -406,9 +406,10 @@ class Composite(
     def __sklearn_is_fitted__(self) -> bool:
         return "network_" in self.__dict__
 
-    @available_if(_offers("transform"))
+    @available_if(lambda self: self._transforms())
     def fit_transform(self, X: Any, y: Any = None, **fit_params: Any) -> Any:
-        """Fit, and return the ``transform`` output's value on the training data.
+        """Fit, and return the ``transform`` output's value on the training data; or the ``fit_transform``
+        output's when the signature has one (a model that transforms only its training data, ``TSNE`` say).
 
         As scikit-learn's ``Pipeline.fit_transform``: a machine whose model
         has its own ``fit_transform`` gives, on the training data, what that
@@ -416,10 +417,14 @@ class Composite(
         this equals ``fit(X, y).transform(X)``.
         """
         if type(self).fit not in (Composite.fit, WeightedFit.fit):  # a fit of its own: it must run
-            return self.fit(X, y, **fit_params).transform(X)
-        values = {"transform": None}
+            self.fit(X, y, **fit_params)
+            output = self._ready().get("fit_transform")
+            if output is None:
+                return self.transform(X)
+            return self._output(output.machine._kept_output(output.parents[0], "fit_transform", False), X)
+        values = {"fit_transform": None, "transform": None}  # the _fit keeps those the signature has
         self._fit_with(X, y, fit_params, values, "fit_transform")
-        return self._output(values["transform"], X)
+        return self._output(values["fit_transform"] if "fit_transform" in values else values["transform"], X)
 
     @available_if(lambda self: self._fits_and_predicts())
     def fit_predict(self, X: Any, y: Any = None, **fit_params: Any) -> Any:
@@ -436,7 +441,9 @@ class Composite(
         if type(self).fit not in (Composite.fit, WeightedFit.fit):  # a fit of its own: it must run
             self.fit(X, y, **fit_params)
             labels = self._ready().get("fit_predict")
-            return self.predict(X) if labels is None else labels.machine._labels(labels.parents[0], False)
+            if labels is None:
+                return self.predict(X)
+            return labels.machine._kept_output(labels.parents[0], "fit_predict", False)
         values = {"fit_predict": None, "predict": None}  # the _fit keeps those the signature has
         self._fit_with(X, y, fit_params, values, "fit_predict")
         return values["fit_predict"] if "fit_predict" in values else values["predict"]

@@ -90,10 +90,13 @@ def _final_outputs(
         outputs["score"] = mach.score(Z)  # an unsupervised step's own score of its input, as scikit-learn's gives
     if "predict" not in outputs and hasattr(final, "fit_predict"):  # labels of its training data only (DBSCAN)
         outputs["fit_predict"] = mach.fit_predict(Z)
+    elif "transform" not in outputs and hasattr(final, "fit_transform"):  # its training data only (TSNE)
+        outputs["fit_transform"] = mach.fit_transform(Z)
     if not outputs:
         raise GraphError(
             f"The last step {name!r} ({type(final).__name__}) offers none of predict, predict_proba, "
-            "decision_function, score_samples, transform or fit_predict. Make it an estimator or a transformer."
+            "decision_function, score_samples, transform, fit_predict or fit_transform. Make it an estimator or "
+            "a transformer."
         )
     return outputs, mach, None
 
@@ -125,7 +128,10 @@ class Pipeline(NamedEstimators, RoutedWeights, WeightedFit, Composite):
         (``DBSCAN``, ``AgglomerativeClustering``, ``LocalOutlierFactor``)
         labels the data it trains on: the pipeline then has ``fit_predict``
         (and, for a clusterer, ``labels_``) and no ``predict``, as
-        scikit-learn's.
+        scikit-learn's. Likewise a last step with ``fit_transform`` and no
+        ``transform`` (``TSNE``, ``SpectralEmbedding``, ``MDS``): the
+        pipeline has ``fit_transform`` (that step's output on the training
+        data) and no ``transform``.
     target_transformer : transformer, optional
         Fit on ``y``; the last step learns the transformed target and its
         predictions are mapped back with ``inverse_transform``.

@@ -19,7 +19,10 @@ class Signature(Mapping):
     A read-only mapping from operation name (``"predict"``, ``"transform"``…)
     to node. ``fit_predict`` names a node whose value on the training data is
     what the composite's ``fit_predict`` returns, for a network that labels
-    only its training data (``mach.fit_predict(X)`` of a ``DBSCAN``, say).
+    only its training data (``mach.fit_predict(X)`` of a ``DBSCAN``, say);
+    ``fit_transform`` likewise what the composite's ``fit_transform``
+    returns, for a network that transforms only its training data
+    (``mach.fit_transform(X)`` of a ``TSNE``).
     ``report`` names extra nodes whose training-data values a composite
     keeps after ``fit`` (see ``Composite.report_()``).
 
@@ -47,6 +50,7 @@ class Signature(Mapping):
         transform: Node | None = None,
         inverse_transform: Node | None = None,
         fit_predict: Node | None = None,
+        fit_transform: Node | None = None,
         report: Mapping[str, Node] | None = None,
     ) -> None:
         given = {
@@ -59,6 +63,7 @@ class Signature(Mapping):
             "transform": transform,
             "inverse_transform": inverse_transform,
             "fit_predict": fit_predict,
+            "fit_transform": fit_transform,
         }
         self._operations: dict[str, Node] = {}
         for name in OPERATIONS:

@@ -41,7 +41,7 @@ from wirework.graph.jobs import (
     training_method,
     wants_column,
 )
-from wirework.graph.nodes import DynamicNode, FitPredictNode, Node, Source
+from wirework.graph.nodes import DynamicNode, Node, Source, TrainingOutputNode
 from wirework.graph.topology import (
     TrainingGraph,
     state_of,
@@ -65,6 +65,7 @@ OPERATIONS = (
     "transform",
     "inverse_transform",
     "fit_predict",
+    "fit_transform",
 )
 
 
@@ -136,6 +137,10 @@ class Machine:
     ``LocalOutlierFactor``: ``fit_predict`` and no ``predict``): its value
     on the training data is what ``fit_predict`` returned when the machine
     trained, which a pass that needs it trains by; it has no value on new data.
+    So is a node ``mach.fit_transform(X)`` of a model that transforms only
+    the data it trains on (``TSNE``, ``SpectralEmbedding``, ``MDS``:
+    ``fit_transform`` and no ``transform``): what ``fit_transform``
+    returned when the machine trained.
 
     Attributes
     ----------
@@ -260,7 +265,10 @@ class Machine:
                 f"The training arguments were given to ww.machine(); write mach.{operation}(X)."
             )
         if not hasattr(self.model, operation):
-            available = [op for op in OPERATIONS if hasattr(self.model, op)] or ["none"]
+            available = [  # fit_transform where it is the only way to transform (TSNE)
+                op for op in OPERATIONS
+                if hasattr(self.model, op) and (op != "fit_transform" or not hasattr(self.model, "transform"))
+            ] or ["none"]
             raise GraphError(
                 f"{type(self.model).__name__} has no {operation}() (in {self._title()}). "
                 f"Operations it offers: {', '.join(available)}."
@@ -308,19 +316,42 @@ class Machine:
         """A node applying the trained model's ``inverse_transform`` to ``nodes[0]``."""
         return self._operation("inverse_transform", nodes)
 
-    def fit_predict(self, *nodes: Any) -> FitPredictNode:
+    def fit_predict(self, *nodes: Any) -> TrainingOutputNode:
         """A node whose value on the training data is what the model's ``fit_predict`` returned when this
         machine trained: the labels of a clusterer without ``predict`` (``DBSCAN``), the verdicts of
         ``LocalOutlierFactor``. ``nodes[0]`` must be the machine's first training argument; the node has no
         value on new data (see "Training output")."""
-        plain = self._operation("fit_predict", nodes)
+        return self._training_node("fit_predict", nodes, "mach.predict(node) for a model that predicts new data")
+
+    def fit_transform(self, *nodes: Any) -> TrainingOutputNode:
+        """A node whose value on the training data is what the model's ``fit_transform`` returned when this
+        machine trained: the embedding of a model without ``transform`` (``TSNE``, ``SpectralEmbedding``,
+        ``MDS``). ``nodes[0]`` must be the machine's first training argument; the node has no value on new
+        data (see "Training output"). A model whose ``fit_transform`` is ``TransformerMixin``'s (fit, then
+        transform), or takes no ``sample_weight`` the machine trains with, is refused: the machine would train
+        by ``fit``; use ``mach.transform(X)``, which gives the ``fit_transform`` output on the training data."""
+        node = self._training_node("fit_transform", nodes, "mach.transform(node) for a model that transforms new data")
+        if not trains_by_fit_transform(type(self.model), len(self._args)):
+            own = trains_by_fit_transform(type(self.model), 1)  # its own, though it takes no weights
+            how = "takes no sample_weight" if own else "is TransformerMixin's, fit then transform"
+            raise GraphError(
+                f"fit_transform() of {self._title()}: its fit_transform {how}, so the machine trains by fit and "
+                "holds no fit_transform output. Use mach.transform(X): on the training data it gives the "
+                "fit_transform output of a model that trains by it, else fit then transform."
+            )
+        return node
+
+    def _training_node(self, operation: str, nodes: tuple, instead: str) -> TrainingOutputNode:
+        """The node of ``operation``'s output on the training data (``fit_predict`` or ``fit_transform``), whose
+        input must be the first training argument (else ``instead`` says what to use)."""
+        plain = self._operation(operation, nodes)
         if plain.parents[0] is not self._args[0]:
             raise GraphError(
-                f"fit_predict() of {self._title()} labels the data the machine trains on, so its input must be "
-                "the machine's first training argument. Write mach.fit_predict(X) with the X given to "
-                "ww.machine(), or use mach.predict(node) for a model that predicts new data."
+                f"{operation}() of {self._title()} gives its output on the data the machine trains on, so its input "
+                f"must be the machine's first training argument. Write mach.{operation}(X) with the X given to "
+                f"ww.machine(), or use {instead}."
             )
-        return FitPredictNode(self, "fit_predict", plain.parents[0])
+        return TrainingOutputNode(self, operation, plain.parents[0])
 
     def _apply(self, operation: str, value: Any, params: dict[str, Any] | None = None) -> Any:
         """Run ``operation`` of the fitted model on ``value`` (the hot path of prediction); ``params``: keyword
@@ -368,24 +399,26 @@ class Machine:
             return None
         return kept[1]
 
-    def _labels(self, node: Node, new_data: bool) -> Any:
-        """The value of ``fit_predict(node)``: the output of ``fit_predict`` at the last training (see
-        :meth:`fit_predict`)."""
+    def _kept_output(self, node: Node, method: str, new_data: bool) -> Any:
+        """The value of ``fit_predict(node)`` or ``fit_transform(node)`` (``method``): that method's output at
+        the last training (see :meth:`fit_predict`, :meth:`fit_transform`)."""
         if new_data:
+            done = "labels" if method == "fit_predict" else "transforms"
+            lacks = "predict" if method == "fit_predict" else "transform"
             raise GraphError(
-                f"fit_predict() of {self._title()} has a value on the training data only: "
-                f"{type(self.model).__name__} labels the data it trains on and has no predict() for new data. "
+                f"{method}() of {self._title()} has a value on the training data only: "
+                f"{type(self.model).__name__} {done} the data it trains on and has no {lacks}() for new data. "
                 "Call the node without data (node()), or fit the machine on the new data."
             )
-        labels = self._training_output(node, "fit_predict")
-        if labels is None:
+        output = self._training_output(node, method)
+        if output is None:
             raise NotTrainedError(
-                f"{self._title()} holds no fit_predict output of its training data: it has not trained since "
+                f"{self._title()} holds no {method} output of its training data: it has not trained since "
                 "its training data changed, or it trained by fit (mach.fit() alone), or it was copied or "
-                "unpickled since (the output is dropped). Call fit() on the fit_predict node: that trains it by "
-                "fit_predict."
+                f"unpickled since (the output is dropped). Call fit() on the {method} node: that trains it by "
+                f"{method}."
             )
-        return labels
+        return output
 
     # -- freezing ----------------------------------------------------------
 

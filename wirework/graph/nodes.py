@@ -37,7 +37,10 @@ if TYPE_CHECKING:  # pragma: no cover
     from wirework.graph.cache import FitCache
     from wirework.graph.machines import Machine
 
-__all__ = ["Node", "Source", "DynamicNode", "FitPredictNode", "StaticNode", "source", "node", "lift", "evaluate"]
+__all__ = [
+    "Node", "Source", "DynamicNode", "TrainingOutputNode", "FitPredictNode", "StaticNode", "source", "node", "lift",
+    "evaluate",
+]
 
 _MISSING = object()
 
@@ -595,18 +598,25 @@ class DynamicNode(Node):
         return self.machine._apply(self.operation, memo[self.parents[0]])
 
 
-class FitPredictNode(DynamicNode):
-    """``mach.fit_predict(X)``: what the model's ``fit_predict`` returned on the machine's training data ``X``.
+class TrainingOutputNode(DynamicNode):
+    """``mach.fit_predict(X)`` or ``mach.fit_transform(X)``: what the model's ``fit_predict`` (or
+    ``fit_transform``) returned on the machine's training data ``X``.
 
-    The training output of a model that labels only the data it trains on
-    (``DBSCAN``, ``LocalOutlierFactor``): no value on new data. Build it
-    with :meth:`Machine.fit_predict <wirework.graph.machines.Machine.fit_predict>`.
+    The training output of a model that labels (``DBSCAN``,
+    ``LocalOutlierFactor``) or transforms (``TSNE``, ``SpectralEmbedding``)
+    only the data it trains on: no value on new data. Build it with
+    :meth:`Machine.fit_predict <wirework.graph.machines.Machine.fit_predict>`
+    or :meth:`Machine.fit_transform <wirework.graph.machines.Machine.fit_transform>`.
     """
 
     __slots__ = ()
 
     def _compute(self, memo: dict, overrides: Mapping | None) -> Any:
-        return self.machine._labels(self.parents[0], overrides is not None)
+        return self.machine._kept_output(self.parents[0], self.operation, overrides is not None)
+
+
+#: Its name before it also held ``fit_transform`` outputs (networks pickled then refer to it).
+FitPredictNode = TrainingOutputNode
 
 
 class StaticNode(Node):

@@ -186,14 +186,14 @@ def training_graph(roots: Iterable[Node | Machine]) -> TrainingGraph:
 
 
 #: The operation of a node that takes a machine's training output, and the method that gives it.
-_TRAINING_OUTPUTS = {"transform": "fit_transform", "fit_predict": "fit_predict"}
+_TRAINING_OUTPUTS = {"transform": "fit_transform", "fit_transform": "fit_transform", "fit_predict": "fit_predict"}
 
 
 def owing_outputs(roots: Iterable[Node | Machine], machines: Iterable[Machine]) -> dict[int, str]:
     """The ``machines`` whose training output a node takes, by id, each with the method giving that output:
-    ``"fit_transform"`` for a node ``mach.transform(X)``, ``"fit_predict"`` for ``mach.fit_predict(X)``, ``X``
-    being the machine's own first training argument, upstream of the ``roots`` or of a training argument of
-    the ``machines`` (those the roots need: see ``Machine``, "Training output").
+    ``"fit_transform"`` for a node ``mach.transform(X)`` or ``mach.fit_transform(X)``, ``"fit_predict"`` for
+    ``mach.fit_predict(X)``, ``X`` being the machine's own first training argument, upstream of the ``roots`` or
+    of a training argument of the ``machines`` (those the roots need: see ``Machine``, "Training output").
 
     Raises
     ------
