@@ -9,10 +9,13 @@ import sklearn
 from _counting import Counting, fits
 from sklearn.datasets import load_breast_cancer, load_diabetes, load_iris, load_wine
 from sklearn.ensemble import RandomForestClassifier, StackingClassifier, StackingRegressor
+from sklearn.exceptions import UnsetMetadataPassedError
 from sklearn.frozen import FrozenEstimator
-from sklearn.linear_model import LogisticRegression, Ridge
+from sklearn.gaussian_process import GaussianProcessRegressor
+from sklearn.linear_model import BayesianRidge, LogisticRegression, Ridge
 from sklearn.model_selection import GridSearchCV, GroupKFold, KFold, StratifiedKFold
 from sklearn.naive_bayes import GaussianNB
+from sklearn.pipeline import Pipeline
 from sklearn.svm import LinearSVC
 from sklearn.tree import DecisionTreeClassifier, DecisionTreeRegressor
 
@@ -539,3 +542,105 @@ def test_a_stack_exports_its_predictions_by_default_and_its_transform_when_asked
     assert [o.name for o in ww.to_onnx(stack).graph.output] == ["predict"]
     model = ww.to_onnx(stack, methods=["predict", "transform"])
     assert ww.onnx.check_parity(stack, model, X).outputs["transform"].max_abs <= 1e-12
+
+
+class Shifted(Ridge):
+    """A ridge whose predict takes a metadata, ``shift``, added to its predictions (classes: to their codes)."""
+
+    def predict(self, X, shift=0.0):
+        return super().predict(X) + shift
+
+
+class ShiftedLabels(LogisticRegression):
+    """A logistic regression whose predict takes ``shift``, added to the encoded class it predicts."""
+
+    def predict(self, X, shift=0):
+        return super().predict(X) + shift
+
+
+def test_predict_parameters_reach_the_final_estimator_as_scikit_learn_s():
+    X, y = DIABETES
+    learners = [("ridge", Ridge(alpha=0.5)), ("tree", DecisionTreeRegressor(max_depth=3, random_state=0))]
+    small = slice(0, 80)
+    process = GaussianProcessRegressor(alpha=1e-2, optimizer=None)  # a fixed kernel: no convergence warning
+    for final, params in [(Shifted(), {"shift": 3.5}), (process, {"return_std": True}), (process, {"return_cov": True}),
+                          (BayesianRidge(), {"return_std": True})]:
+        ours = ww.Stack(learners, final, cv=KFold(3)).fit(X[small], y[small] / 100)
+        theirs = StackingRegressor(learners, final, cv=KFold(3)).fit(X[small], y[small] / 100)
+        got, expected = ours.predict(X[80:120], **params), theirs.predict(X[80:120], **params)
+        assert type(got) is type(expected)
+        for a, b in zip(*(v if isinstance(v, tuple) else (v,) for v in (got, expected)), strict=True):
+            assert np.abs(a - b).max() <= 1e-10
+    # a classifier stack: its final estimator's predict, then the labels decoded (scikit-learn's too)
+    Xi, yi = load_iris(return_X_y=True)
+    names = np.array(["setosa", "versicolor", "virginica"])[yi]
+    trees = [("tree", DecisionTreeClassifier(max_depth=2, random_state=0))]
+    ours = ww.Stack(trees, ShiftedLabels(), cv=StratifiedKFold(3)).fit(Xi, names)
+    theirs = StackingClassifier(trees, ShiftedLabels(), cv=StratifiedKFold(3)).fit(Xi, names)
+    np.testing.assert_array_equal(ours.predict(Xi[:60], shift=1), theirs.predict(Xi[:60], shift=1))
+    assert set(ours.predict(Xi[:50], shift=1)) == {"versicolor"}  # setosa, one class on
+    # scikit-learn's predict_proba takes X only (Python's TypeError): so does ours, with a message
+    with pytest.raises(TypeError, match="unexpected keyword argument 'shift'"):
+        theirs.predict_proba(Xi, shift=1)
+    with pytest.raises(ww.ArgumentError, match=r"Stack\.predict_proba takes X only.*Received also: shift=\.\.\..*"
+                       r"the output of predict\. Call predict_proba\(X\)"):
+        ours.predict_proba(Xi, shift=1)
+
+
+def shifted_stacks(final):
+    learners = [("ridge", Ridge(alpha=0.5))]
+    return ww.Stack(learners, final, cv=KFold(3)), StackingRegressor(learners, final, cv=KFold(3))
+
+
+def _error(call):
+    try:
+        call()
+    except Exception as error:  # noqa: BLE001 - what it raised is what the test compares
+        return error
+    raise AssertionError("no error")
+
+
+@pytest.mark.parametrize("outer", [None, Pipeline, ww.Pipeline], ids=["the stack", "in a Pipeline", "in a ww.Pipeline"])
+def test_with_metadata_routing_the_final_estimator_s_predict_request_decides_as_in_scikit_learn(outer):
+    # ww.Stack's get_metadata_routing() declared its learners' fit only, so scikit-learn's Pipeline around it
+    # refused predict(X, shift=...) (a TypeError, "not routed to any object") that it routes to StackingRegressor
+    X, y = DIABETES
+
+    def fitted(final):
+        ours, theirs = shifted_stacks(final)
+        if outer is None:
+            return ours.fit(X, y), theirs.fit(X, y)
+        return outer([("stack", ours)]).fit(X, y), Pipeline([("stack", theirs)]).fit(X, y)
+
+    with sklearn.config_context(enable_metadata_routing=True):
+        ours, theirs = fitted(Shifted().set_predict_request(shift=True))
+        assert np.abs(ours.predict(X, shift=2.0) - theirs.predict(X, shift=2.0)).max() <= 1e-10
+        assert np.abs(ours.predict(X, shift=2.0) - ours.predict(X) - 2.0).max() <= 1e-10
+        for stack in (ours, theirs):
+            routing = (stack if outer is None else stack.steps[0][1]).get_metadata_routing()
+            assert routing.consumes("predict", ["shift", "other"]) == {"shift"}
+            assert routing.consumes("fit", ["shift"]) == set()
+        ours, theirs = fitted(Shifted())  # unset: scikit-learn's error, naming the stack
+        mine, expected = _error(lambda: ours.predict(X, shift=2.0)), _error(lambda: theirs.predict(X, shift=2.0))
+        assert isinstance(expected, UnsetMetadataPassedError) and isinstance(mine, UnsetMetadataPassedError)
+        assert str(mine) == str(expected).replace("StackingRegressor", "Stack")
+        assert isinstance(mine, ww.UnsetRequestError) or outer is Pipeline  # scikit-learn's Pipeline: its own
+        ours, theirs = fitted(Shifted().set_predict_request(shift=False))  # declined: routed to no one
+        mine, expected = _error(lambda: ours.predict(X, shift=2.0)), _error(lambda: theirs.predict(X, shift=2.0))
+        assert type(expected) is TypeError and isinstance(mine, TypeError)
+        assert str(mine).startswith(str(expected).replace("StackingRegressor", "Stack"))
+        assert isinstance(mine, ww.ArgumentError) or outer is Pipeline
+        assert np.abs(ours.predict(X) - theirs.predict(X)).max() <= 1e-10
+
+
+def test_the_routing_of_predict_names_the_trained_final_estimator_once_fitted():
+    X, y = DIABETES
+    with sklearn.config_context(enable_metadata_routing=True):
+        stack = ww.Stack([("final_estimator_", Ridge())], Shifted().set_predict_request(shift=True), cv=KFold(3))
+        assert stack.get_metadata_routing().consumes("predict", ["shift"]) == {"shift"}  # before fit: the parameter
+        stack.fit(X, y)
+        stack.final_estimator.set_predict_request(shift=False)  # the trained one still requests it, as it predicts
+        assert stack.get_metadata_routing().consumes("predict", ["shift"]) == {"shift"}
+        assert stack.final_estimator_.get_metadata_routing().consumes("predict", ["shift"]) == {"shift"}
+        learner = stack.get_metadata_routing()  # a learner of that name keeps its own route: fit only
+        assert learner.consumes("fit", ["sample_weight"]) == set() and "final_estimator__" in str(learner)

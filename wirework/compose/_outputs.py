@@ -50,10 +50,28 @@ class _ComposedOutputs:
                 return network[operation](checked)
         return network[operation](checked)
 
+    #: The operations whose keyword parameters go to a model (see :meth:`_run_with`): those of scikit-learn's
+    #: ``Pipeline``; a recipe whose scikit-learn peer takes fewer says which.
+    _param_operations: tuple[str, ...] = (*_params.OPERATIONS, "decision_function", "transform", "inverse_transform")
+
     def _run_with(self, operation: str, X: Any, params: dict[str, Any], checks: bool = True) -> Any:
         """:meth:`_run`, the model whose ``operation`` gives the output called with ``params`` (with metadata
         routing on, the models before it too: :func:`~wirework.compose._params.run_with`). ``checks``: whether
-        ``X`` is checked as the composite's input (not for ``inverse_transform``)."""
+        ``X`` is checked as the composite's input (not for ``inverse_transform``).
+
+        Raises
+        ------
+        ArgumentError
+            ``operation`` is not one of :attr:`_param_operations` (a stack's
+            ``predict_proba``: scikit-learn's takes ``X`` only).
+        """
+        if operation not in self._param_operations:
+            owner = type(self).__name__
+            raise ArgumentError(
+                f"{owner}.{operation} takes X only, as its scikit-learn counterpart's does. Received also: "
+                f"{', '.join(f'{key}=...' for key in sorted(params))}. Keyword parameters go only to the model that gives "
+                f"the output of {' or '.join(self._param_operations)}. Call {operation}(X)."
+            )
         network = self._ready()
         checked = self._check_input(X, operation) if checks else X
         warned = self._warned_of_names(X, checked) if checks else None

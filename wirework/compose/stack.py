@@ -11,7 +11,7 @@ from sklearn.preprocessing import LabelEncoder
 from sklearn.utils import Bunch
 from sklearn.utils.validation import check_is_fitted
 
-from wirework.errors import ArgumentError, GraphError, NotTrainedError
+from wirework.errors import ArgumentError, GraphError, NotTrainedError, WireworkError
 from wirework.graph.data import whole
 from wirework.graph.machines import machine
 from wirework.graph.nodes import Node, Source, node
@@ -93,6 +93,14 @@ class Stack(NamedEstimators, TrainedEstimators, RoutedWeights, WeightedFit, Comp
     those given as ``sample_weight=`` whatever its own request, as
     scikit-learn's stacking hands it every fit parameter.
 
+    ``predict(X, **params)`` hands ``params`` to the final estimator's
+    ``predict`` (``return_std=True``…), as scikit-learn's stacking does;
+    ``predict_proba`` takes ``X`` only, as scikit-learn's. With metadata
+    routing on, the final estimator gets only what it requests
+    (``set_predict_request``), and ``get_metadata_routing()`` declares it as
+    scikit-learn's stacking does, reached from ``predict`` only, so a
+    ``Pipeline`` ending in the stack routes the parameters to it.
+
     Examples
     --------
     >>> import wirework as ww
@@ -106,6 +114,8 @@ class Stack(NamedEstimators, TrainedEstimators, RoutedWeights, WeightedFit, Comp
     """
 
     _named = "estimators"
+    #: scikit-learn's stacking hands keyword parameters to its final estimator's ``predict`` only.
+    _param_operations = ("predict",)
 
     def __init__(
         self,
@@ -254,6 +264,16 @@ class Stack(NamedEstimators, TrainedEstimators, RoutedWeights, WeightedFit, Comp
         if _prefit(self.cv):  # the learners themselves, as scikit-learn's, not the FrozenEstimator around each
             return Bunch(**{name: _thawed(model) for name, model in trained.items()})
         return trained
+
+    def _predict_routes(self) -> list[tuple[str, Any, tuple[str, ...]]]:
+        """The final estimator takes the parameters of ``predict``, as in scikit-learn's stacking, whose router
+        names it ``final_estimator_`` (``_`` added when a learner has that name): the trained one once fitted, as
+        ``predict`` gives them to it (see :mod:`wirework.compose._params`), else ``final_estimator``."""
+        try:
+            final = self.final_estimator_
+        except WireworkError:  # not fitted, or fitted for other parameters: the one the next fit trains
+            final = self.final_estimator
+        return [(unclaimed("final_estimator_", [name for name, _ in self._live_pairs()]), final, ("predict",))]
 
     def _weight_routes(self) -> list[tuple[str, Any, str]]:
         """The learners, each reached from ``fit`` by its own ``fit``; not the final estimator, which scikit-learn's
