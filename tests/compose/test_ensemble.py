@@ -1,10 +1,11 @@
 """ww.Bagging and ww.Average: shared or separate models, regression and classification."""
 
 import pickle
+import warnings
 
 import numpy as np
 import pytest
-from _counting import Counting, fits
+from _counting import Counting, WeightedCounting, fits
 from sklearn.datasets import load_breast_cancer, load_diabetes, load_iris, load_wine
 from sklearn.base import BaseEstimator, RegressorMixin
 from sklearn.ensemble import BaggingClassifier, BaggingRegressor, VotingClassifier, VotingRegressor
@@ -12,7 +13,7 @@ from sklearn.linear_model import Lasso, LogisticRegression, Ridge
 from sklearn.metrics import r2_score
 from sklearn.model_selection import GridSearchCV
 from sklearn.naive_bayes import GaussianNB
-from sklearn.neighbors import KNeighborsRegressor
+from sklearn.neighbors import KNeighborsClassifier, KNeighborsRegressor
 from sklearn.pipeline import make_pipeline
 from sklearn.preprocessing import StandardScaler
 from sklearn.svm import SVC, LinearSVC
@@ -106,7 +107,7 @@ def test_bad_ensembles():
         ww.Average([("r", Ridge()), ("l", Lasso())], weights=[1]).fit(X_DATA, Y_DATA)
     with pytest.raises(ww.GraphError, match=r"n_estimators must be an int >= 1\. Received: 0"):
         ww.Bagging(Ridge(), n_estimators=0).fit(X_DATA, Y_DATA)
-    with pytest.raises(ww.GraphError, match=r"max_samples must be a count \(an int >= 1\) or a fraction in \(0, 1\]\. Received: 0"):
+    with pytest.raises(ww.GraphError, match=r"max_samples must be a count \(an int >= 1\) or a fraction in \(0, 1\] or None \(every row\)\. Received: 0"):
         ww.Bagging(Ridge(), n_estimators=2, max_samples=0).fit(X_DATA, Y_DATA)
     with pytest.raises(ww.DataError, match=r"max_samples gives 1000 rows per member, more than the 442 rows .* "
                        r"without replacement \(bootstrap=False\) cannot give\. Use max_samples <= 442, or bootstrap=True"):
@@ -368,9 +369,9 @@ def test_estimators_samples_are_scikit_learn_s(options):
 
 
 def test_estimators_samples_of_a_classifier_end_with_the_rows_added_for_missing_classes():
-    X, y = scaled_wine()
-    ours = ww.Bagging(DecisionTreeClassifier(max_depth=2), n_estimators=20, max_samples=5, random_state=0).fit(X, y)
-    theirs = BaggingClassifier(DecisionTreeClassifier(max_depth=2), n_estimators=20, max_samples=5, random_state=0).fit(X, y)
+    X, y = scaled_wine()  # KNeighborsClassifier's fit takes no weights: each member trains on its drawn rows
+    ours = ww.Bagging(KNeighborsClassifier(1), n_estimators=20, max_samples=5, random_state=0).fit(X, y)
+    theirs = BaggingClassifier(KNeighborsClassifier(1), n_estimators=20, max_samples=5, random_state=0).fit(X, y)
     lengths = [len(drawn) for drawn in ours.estimators_samples_]
     assert min(lengths) == 5 and max(lengths) > 5  # some draws of 5 rows lacked a class
     for drawn, expected in zip(ours.estimators_samples_, theirs.estimators_samples_, strict=True):
@@ -504,3 +505,113 @@ def test_average_transform_equals_voting_regressor_s():
     assert list(ours.get_feature_names_out()) == ["average_ridge", "average_lasso"]
     assert list(theirs.get_feature_names_out()) == ["votingregressor_ridge", "votingregressor_lasso"]
     assert np.array_equal(ours.fit_transform(X_DATA, Y_DATA), ours.transform(X_DATA))
+
+
+W_DATA = np.random.RandomState(0).uniform(0.1, 3.0, len(Y_DATA))
+DRAWS = [
+    {},
+    {"max_samples": 0.6, "max_features": 0.7},
+    {"bootstrap": False, "max_samples": 0.5},
+    {"max_samples": 60, "bootstrap_features": True},
+    {"max_samples": 8},  # draws that lack a class
+]
+
+
+@pytest.mark.parametrize("weighted", [False, True], ids=["unweighted", "weighted"])
+@pytest.mark.parametrize("options", DRAWS, ids=["bootstrap", "fraction, subspaces", "pasting", "count, features drawn", "few rows"])
+@pytest.mark.parametrize("model", [LinearSVC(), LogisticRegression(max_iter=1000), Ridge()], ids=["LinearSVC", "LogisticRegression", "Ridge"])
+def test_members_whose_fit_takes_weights_train_as_scikit_learn_s(model, options, weighted):
+    # A member whose fit takes sample_weight trained on its drawn rows (repeated), where scikit-learn's bagging trains
+    # it on all rows weighted by how many times it drew each: equal for trees, 4e-4 apart for LinearSVC's
+    # decision_function, and with weights (which draw the rows there) every member differed
+    classifier = not isinstance(model, Ridge)
+    X, y = scaled_wine() if classifier else (X_DATA, Y_DATA)
+    given = {"sample_weight": np.random.RandomState(1).uniform(0.1, 3.0, len(y))} if weighted else {}
+    settings = {"n_estimators": 10, "random_state": 0, "oob_score": options.get("bootstrap", True), **options}
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # scikit-learn's: few out-of-bag rows, weights without replacement
+        ours = ww.Bagging(model, **settings).fit(X, y, **given)
+        theirs = (BaggingClassifier if classifier else BaggingRegressor)(model, **settings).fit(X, y, **given)
+    methods = ("predict_proba", "decision_function", "predict_log_proba") if classifier else ("predict",)
+    if isinstance(model, LinearSVC) and "max_samples" in options and options["max_samples"] == 8:
+        methods = methods[:1]  # a member that drew two classes decides between two: scikit-learn's sum then fails
+    for method in methods:
+        with np.errstate(divide="ignore"):
+            expected = getattr(theirs, method)(X)
+        finite = np.isfinite(expected)
+        assert np.array_equal(np.isfinite(getattr(ours, method)(X)), finite)
+        assert np.abs(getattr(ours, method)(X)[finite] - expected[finite]).max() <= 1e-10
+    if classifier:
+        np.testing.assert_array_equal(ours.predict(X), theirs.predict(X))
+    assert all(np.array_equal(a, b) for a, b in zip(ours.estimators_samples_, theirs.estimators_samples_, strict=True))
+    assert all(np.array_equal(a, b) for a, b in zip(ours.estimators_features_, theirs.estimators_features_, strict=True))
+    if settings["oob_score"]:
+        assert ours.oob_score_ == pytest.approx(theirs.oob_score_, abs=1e-12)
+
+
+def test_weights_draw_the_rows_of_a_model_whose_fit_takes_none_as_scikit_learn_s():
+    # ww.Bagging refused weights its estimator's fit does not take; scikit-learn's bagging draws the rows with them
+    for options in ({}, {"max_samples": 0.5, "max_features": 0.95}):
+        ours = ww.Bagging(KNeighborsRegressor(), n_estimators=5, random_state=0, **options).fit(X_DATA, Y_DATA, sample_weight=W_DATA)
+        theirs = BaggingRegressor(KNeighborsRegressor(), n_estimators=5, random_state=0, **options).fit(X_DATA, Y_DATA, sample_weight=W_DATA)
+        assert np.abs(ours.predict(X_DATA) - theirs.predict(X_DATA)).max() <= 1e-10
+        unweighted = ww.Bagging(KNeighborsRegressor(), n_estimators=5, random_state=0, **options).fit(X_DATA, Y_DATA)
+        assert np.abs(ours.predict(X_DATA) - unweighted.predict(X_DATA)).max() > 1.0
+
+
+def test_max_samples_none_draws_every_row_and_a_fraction_of_weights_their_sum():
+    # max_samples defaulted to 1.0, scikit-learn's to None: the same without weights, but with weights 1.0 is a
+    # share of their sum (here 673 rows of 442) and None the number of rows
+    assert ww.Bagging(Ridge()).max_samples is None and BaggingRegressor().max_samples is None
+    for max_samples in (None, 1.0, 0.25, 100):
+        ours = ww.Bagging(Ridge(), n_estimators=3, max_samples=max_samples, random_state=0).fit(X_DATA, Y_DATA, sample_weight=W_DATA)
+        theirs = BaggingRegressor(Ridge(), n_estimators=3, max_samples=max_samples, random_state=0).fit(X_DATA, Y_DATA, sample_weight=W_DATA)
+        assert [len(s) for s in ours.estimators_samples_] == [len(s) for s in theirs.estimators_samples_]
+        assert np.abs(ours.predict(X_DATA) - theirs.predict(X_DATA)).max() <= 1e-10
+    assert len(ww.Bagging(Ridge(), 1, max_samples=1.0).fit(X_DATA, Y_DATA, sample_weight=W_DATA).estimators_samples_[0]) == int(W_DATA.sum())
+
+
+def test_draws_warn_and_refuse_as_scikit_learn_s():
+    with pytest.warns(UserWarning, match=r"fractional value max_samples=0\.01 when the number of samples is 442 results in a low number \(4\)"):
+        ww.Bagging(Ridge(), 2, max_samples=0.01, random_state=0).fit(X_DATA, Y_DATA)
+    with pytest.warns(UserWarning, match="max_samples=0.01 when the number of samples is 442 results in a low number"):
+        BaggingRegressor(Ridge(), n_estimators=2, max_samples=0.01, random_state=0).fit(X_DATA, Y_DATA)
+    with pytest.warns(UserWarning, match=r"fractional value max_samples=0\.005 when the total sum of sample weights is 673\.6"):
+        ww.Bagging(Ridge(), 2, max_samples=0.005, random_state=0).fit(X_DATA, Y_DATA, sample_weight=W_DATA)
+    with pytest.warns(UserWarning, match="When fitting Bagging with sample_weight it is recommended to use bootstrap=True, got False"):
+        ww.Bagging(Ridge(), 2, max_samples=0.5, bootstrap=False, random_state=0).fit(X_DATA, Y_DATA, sample_weight=W_DATA)
+    with pytest.raises(ww.DataError, match=r"draws each member's rows with probabilities proportional to sample_weight.*"
+                       r"Received 1 negative weights"):
+        ww.Bagging(Ridge(), 2).fit(X_DATA, Y_DATA, sample_weight=np.where(np.arange(442) == 7, -1.0, 1.0))
+    sparse = np.where(np.arange(442) < 50, 1.0, 0.0)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        with pytest.raises(ww.DataError, match=r"gives 60 rows per member, more than the 50 rows of non-zero weight in "
+                           r"the training data.*Use max_samples <= 50, or bootstrap=True"):
+            ww.Bagging(Ridge(), 2, max_samples=60, bootstrap=False).fit(X_DATA, Y_DATA, sample_weight=sparse)
+        with pytest.raises(ValueError, match="Fewer non-zero entries in p than size"):
+            BaggingRegressor(Ridge(), n_estimators=2, max_samples=60, bootstrap=False).fit(X_DATA, Y_DATA, sample_weight=sparse)
+        with pytest.raises(ww.DataError, match=r"gives 497 rows per member \(0\.9 of the weights' sum\), more than the 442"):
+            ww.Bagging(Ridge(), 2, max_samples=0.9, bootstrap=False).fit(X_DATA, Y_DATA, sample_weight=1.25)
+
+
+def test_members_trained_on_their_draws_counts_keep_the_fit_cache_and_growing_n_estimators():
+    tree = WeightedCounting(Ridge(), tag="ridge")  # its fit takes sample_weight: all rows, the draws' counts
+    bag = ww.Bagging(tree, n_estimators=5, random_state=0).fit(X_DATA, Y_DATA, sample_weight=W_DATA)
+    assert fits()[-5:] == ["ridge"] * 5
+    assert all(len(w) == len(Y_DATA) and w.sum() == len(Y_DATA) for _, w in WeightedCounting.weights[-5:])
+    Counting.events.clear()
+    bag.set_params(n_estimators=8).fit(X_DATA, Y_DATA, sample_weight=W_DATA)
+    assert fits() == ["ridge"] * 3
+    theirs = BaggingRegressor(Ridge(), n_estimators=8, random_state=0).fit(X_DATA, Y_DATA, sample_weight=W_DATA)
+    assert np.abs(bag.predict(X_DATA) - theirs.predict(X_DATA)).max() <= 1e-10
+    cache = ww.FitCache()
+    ww.Bagging(tree, n_estimators=4, random_state=0, cache=cache).fit(X_DATA, Y_DATA, sample_weight=W_DATA)
+    Counting.events.clear()
+    clone = ww.Bagging(WeightedCounting(Ridge(), tag="ridge"), n_estimators=4, random_state=0, cache=cache)
+    four = BaggingRegressor(Ridge(), n_estimators=4, random_state=0).fit(X_DATA, Y_DATA, sample_weight=W_DATA)
+    assert np.abs(clone.fit(X_DATA, Y_DATA, sample_weight=W_DATA).predict(X_DATA) - four.predict(X_DATA)).max() <= 1e-10
+    assert fits() == []  # every member from the cache
+    again = pickle.loads(pickle.dumps(bag))
+    np.testing.assert_array_equal(again.predict(X_DATA), bag.predict(X_DATA))
+    assert all(np.array_equal(a, b) for a, b in zip(again.estimators_samples_, theirs.estimators_samples_, strict=True))

@@ -12,7 +12,7 @@ from sklearn.cluster import DBSCAN, AgglomerativeClustering, KMeans
 from sklearn.compose import TransformedTargetRegressor
 from sklearn.datasets import load_breast_cancer, load_diabetes, load_iris
 from sklearn.decomposition import PCA
-from sklearn.ensemble import StackingClassifier, StackingRegressor, VotingRegressor
+from sklearn.ensemble import BaggingRegressor, StackingClassifier, StackingRegressor, VotingRegressor
 from sklearn.exceptions import UnsetMetadataPassedError
 from sklearn.linear_model import LogisticRegression, Ridge
 from sklearn.model_selection import GridSearchCV, KFold, StratifiedKFold, cross_validate
@@ -202,28 +202,62 @@ def test_average_and_transformed_target_route_as_scikit_learn_s():
 
 
 class RowsSeen(RegressorMixin, BaseEstimator):
-    """Keeps the weights its fit got."""
+    """Keeps the rows (column 0 of X holds each row's position) and the weights its fit got."""
 
     def fit(self, X, y, sample_weight=None):
-        self.weights_ = sample_weight
+        self.rows_, self.weights_ = np.asarray(X)[:, 0].astype(int), sample_weight
         return self
 
     def predict(self, X):
         return np.zeros(len(X))
 
 
-def test_bagging_members_get_the_weights_when_the_estimator_requests_them():
-    Xr = X_DATA[:, :3]
-    bag = ww.Bagging(RowsSeen().set_fit_request(sample_weight=True), n_estimators=3, random_state=0)
-    members = list(bag.fit(Xr, Y_DATA, sample_weight=W_DATA).fitted_params_().values())
+def _seen(member):
+    """The rows a member trained on and their weights, in the order of the rows (ours are sorted)."""
+    weights = np.ones(len(member.rows_)) if member.weights_ is None else np.asarray(member.weights_, dtype=float)
+    order = np.lexsort((weights, member.rows_))
+    return member.rows_[order], weights[order], member.weights_ is None
+
+
+@pytest.mark.parametrize("request_", [None, True, False, "w"], ids=["unset", "requested", "declined", "alias"])
+def test_bagging_weights_draw_the_rows_whatever_the_request_as_scikit_learn_s(request_):
+    # The weights went to the members, and only if the estimator requested them (an unset request was scikit-learn's
+    # error). scikit-learn's bagging takes sample_weight as its own parameter, routing on or off: the draws'
+    # probabilities; a member trains on all rows weighted by its draw's counts when the estimator requests
+    # sample_weight, on its drawn rows otherwise. Weights under an alias the estimator requests are routed to it
+    # instead: the members train on their drawn rows with those weights, the draws unweighted.
+    X = np.column_stack([np.arange(len(Y_DATA)), X_DATA[:, :3]])
+
+    def model():
+        return RowsSeen() if request_ is None else RowsSeen().set_fit_request(sample_weight=request_)
+
+    given = {"w": W_DATA} if request_ == "w" else {"sample_weight": W_DATA}
+    ours = ww.Bagging(model(), n_estimators=3, random_state=0).fit(X, Y_DATA, **given)
+    theirs = BaggingRegressor(model(), n_estimators=3, random_state=0).fit(X, Y_DATA, **given)
+    for a, b in zip(ours.estimators_, theirs.estimators_, strict=True):
+        for mine, expected in zip(_seen(a), _seen(b), strict=True):
+            np.testing.assert_array_equal(mine, expected)
+        counted = a.weights_ is not None and len(a.rows_) == len(Y_DATA) and (np.asarray(a.weights_) == 0).any()
+        assert counted == (request_ is True)  # all rows, the undrawn ones of weight 0
+    assert all(np.array_equal(a, b) for a, b in zip(ours.estimators_samples_, theirs.estimators_samples_, strict=True))
+    if request_ == "w":
+        with pytest.raises(ww.ArgumentError, match=r"got sample_weight and also \['w'\].*Pass one of them"):
+            ww.Bagging(model(), n_estimators=3).fit(X, Y_DATA, sample_weight=W_DATA, w=W_DATA)
+
+
+def test_bagging_members_train_as_the_request_says_when_it_changes_between_fits():
+    # how the members train is decided when the network is built: a request changed (or routing switched) must
+    # build it again, though no parameter changed
+    X = np.column_stack([np.arange(len(Y_DATA)), X_DATA[:, :3]])
+    estimator = RowsSeen()
+    bag = ww.Bagging(estimator, n_estimators=2, random_state=0).fit(X, Y_DATA)
+    assert all(m.weights_ is None for m in bag.estimators_)
+    estimator.set_fit_request(sample_weight=True)
+    assert all(len(m.weights_) == len(Y_DATA) for m in bag.fit(X, Y_DATA).estimators_)
     with sklearn.config_context(enable_metadata_routing=False):
-        plain = ww.Bagging(RowsSeen(), n_estimators=3, random_state=0).fit(Xr, Y_DATA, sample_weight=W_DATA)
-    assert all(np.array_equal(m.weights_, p.weights_) for m, p in zip(members, plain.fitted_params_().values()))
-    declined = ww.Bagging(RowsSeen().set_fit_request(sample_weight=False), n_estimators=3, random_state=0)
-    with pytest.raises(ww.ArgumentError, match=r"Bagging.fit got unexpected argument\(s\) \{'sample_weight'\}"):
-        declined.fit(Xr, Y_DATA, sample_weight=W_DATA)  # no component takes them: as scikit-learn's voting says
+        assert all(len(m.weights_) == len(Y_DATA) for m in bag.fit(X, Y_DATA).estimators_)  # fit takes them
     average = ww.Average([("a", RowsSeen().set_fit_request(sample_weight=False)), ("b", Ridge().set_fit_request(sample_weight=True))])
-    assert average.fit(Xr, Y_DATA, sample_weight=W_DATA).named_estimators_["a"].weights_ is None
+    assert average.fit(X, Y_DATA, sample_weight=W_DATA).named_estimators_["a"].weights_ is None
 
 
 @pytest.mark.parametrize("make_ours, make_theirs", [

@@ -1,6 +1,7 @@
 """fit(X, y, sample_weight=w): composites against scikit-learn's weighted estimators, and the weights' refits."""
 
 import pickle
+import warnings
 
 import numpy as np
 import pytest
@@ -9,7 +10,7 @@ from sklearn.base import BaseEstimator, RegressorMixin
 from sklearn.cluster import KMeans
 from sklearn.compose import TransformedTargetRegressor
 from sklearn.datasets import load_breast_cancer, load_diabetes, load_iris
-from sklearn.ensemble import StackingClassifier, StackingRegressor, VotingClassifier, VotingRegressor
+from sklearn.ensemble import BaggingRegressor, StackingClassifier, StackingRegressor, VotingClassifier, VotingRegressor
 from sklearn.linear_model import LogisticRegression, Ridge
 from sklearn.mixture import GaussianMixture
 from sklearn.model_selection import GridSearchCV, KFold, StratifiedKFold
@@ -83,16 +84,41 @@ class RowsSeen(RegressorMixin, BaseEstimator):
         return np.zeros(len(X))
 
 
-def test_bagging_members_train_on_their_drawn_rows_weights():
+class RowsOnly(RegressorMixin, BaseEstimator):
+    """Keeps the rows its fit got (column 0 of X), and takes no weights."""
+
+    def fit(self, X, y):
+        self.rows_ = np.asarray(X)[:, 0].astype(int)
+        return self
+
+    def predict(self, X):
+        return np.zeros(len(X))
+
+
+@pytest.mark.parametrize("options", [{}, {"max_samples": 0.5}, {"max_samples": 300}, {"bootstrap": False, "max_samples": 0.4}])
+def test_bagging_weights_draw_the_rows_as_scikit_learn_s(options):
+    # ww.Bagging drew its rows without the weights and gave each member its drawn rows' weights (a row drawn twice
+    # came twice), where scikit-learn's bagging draws each row with a probability proportional to its weight (a
+    # fraction max_samples is a share of their sum) and gives the members no weights: one whose fit takes them
+    # trains on all rows weighted by how many times it drew each, another on its drawn rows
     X = np.column_stack([np.arange(len(Y_DATA)), X_DATA[:, :3]])
-    bag = ww.Bagging(RowsSeen(), n_estimators=3, random_state=0).fit(X, Y_DATA, sample_weight=W_DATA)
-    members = list(bag.fitted_params_().values())
-    assert len(members) == 3 and len({tuple(m.rows_) for m in members}) == 3  # each member its own draw
-    for member in members:
-        assert len(member.rows_) == len(Y_DATA) and len(set(member.rows_)) < len(Y_DATA)  # drawn with repeats
-        assert np.array_equal(member.weights_, W_DATA[member.rows_])
-    unweighted = ww.Bagging(RowsSeen(), n_estimators=3, random_state=0).fit(X, Y_DATA)
-    assert [list(m.rows_) for m in unweighted.fitted_params_().values()] == [list(m.rows_) for m in members]
+    for model in (RowsSeen(), RowsOnly()):
+        with warnings.catch_warnings():  # without replacement, scikit-learn's bagging recommends bootstrap=True
+            warnings.simplefilter("error" if options.get("bootstrap", True) else "ignore")
+            ours = ww.Bagging(model, n_estimators=3, random_state=0, **options).fit(X, Y_DATA, sample_weight=W_DATA)
+            theirs = BaggingRegressor(model, n_estimators=3, random_state=0, **options).fit(X, Y_DATA, sample_weight=W_DATA)
+        samples = zip(ours.estimators_, theirs.estimators_, ours.estimators_samples_, theirs.estimators_samples_, strict=True)
+        for a, b, drawn, expected in samples:
+            np.testing.assert_array_equal(drawn, expected)
+            if isinstance(model, RowsSeen):
+                np.testing.assert_array_equal(a.rows_, np.arange(len(Y_DATA)))
+                np.testing.assert_array_equal(a.weights_, b.weights_)
+                np.testing.assert_array_equal(a.weights_, np.bincount(drawn, minlength=len(Y_DATA)))
+            else:
+                np.testing.assert_array_equal(a.rows_, np.sort(b.rows_))
+    heavy = W_DATA > 2.0  # drawn more often than the others
+    counts = np.sum(ours.estimators_samples_[0][:, None] == np.arange(len(Y_DATA)), axis=0)
+    assert counts[heavy].mean() > 1.5 * counts[~heavy].mean()
 
 
 def counting_stack():
@@ -204,8 +230,6 @@ def test_weights_nobody_can_take_are_refused_before_anything_changes():
         ww.Stack([("r", Ridge())], KNeighborsRegressor()).fit(X_DATA, Y_DATA, sample_weight=W_DATA)
     with pytest.raises(ww.ArgumentError, match=r"Average: knn \(KNeighborsRegressor\)"):
         ww.Average([("r", Ridge()), ("knn", KNeighborsRegressor())]).fit(X_DATA, Y_DATA, sample_weight=W_DATA)
-    with pytest.raises(ww.ArgumentError, match=r"Bagging: estimator \(KNeighborsRegressor\)"):
-        ww.Bagging(KNeighborsRegressor()).fit(X_DATA, Y_DATA, sample_weight=W_DATA)
     with pytest.raises(ww.ArgumentError, match=r"TransformedTarget: regressor \(KNeighborsRegressor\)"):
         ww.TransformedTarget(KNeighborsRegressor(), StandardScaler()).fit(X_DATA, Y_DATA, sample_weight=W_DATA)
     with pytest.raises(ww.ArgumentError, match=r"Pipeline: its last step 'knn' \(KNeighborsRegressor\)"):

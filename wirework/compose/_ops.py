@@ -27,6 +27,8 @@ __all__ = [
     "meta_features",
     "bootstrap_rows",
     "drawn_rows",
+    "draw_size",
+    "draw_counts",
     "draws",
     "sample_sets",
     "weighted_mean",
@@ -236,39 +238,45 @@ def meta_features(
 def bootstrap_rows(
     y: Any,
     seed: int,
-    max_samples: float | int,
+    max_samples: float | int | None,
     classes: bool,
     replace: bool = True,
     X: Any = None,
     max_features: float | int = 1.0,
     bootstrap_features: bool = False,
+    sample_weight: Any = None,
 ) -> np.ndarray:
     """Row positions of one draw, with replacement (a bootstrap) or without (pasting), sorted; for classifiers
     every class appears at least once (:func:`drawn_rows`, in the order drawn)."""
-    return np.sort(drawn_rows(y, seed, max_samples, classes, replace, X, max_features, bootstrap_features))
+    drawn = drawn_rows(y, seed, max_samples, classes, replace, X, max_features, bootstrap_features, sample_weight)
+    return np.sort(drawn)
 
 
 def drawn_rows(
     y: Any,
     seed: int,
-    max_samples: float | int,
+    max_samples: float | int | None,
     classes: bool,
     replace: bool = True,
     X: Any = None,
     max_features: float | int = 1.0,
     bootstrap_features: bool = False,
+    sample_weight: Any = None,
 ) -> np.ndarray:
-    """The row positions of one member's draw, in the order drawn, then for classifiers one row of each class
+    """The row positions of one member's draw, in the order drawn, then for ``classes`` one row of each class
     the draw lacks.
 
     Drawn as scikit-learn's bagging draws a member's rows: from
     ``RandomState(seed)``, after the member's columns (:func:`drawn_columns`
-    of ``X``'s, replayed when ``X`` is given, as they come first), so a
-    member of the same seed trains on the same rows (a class missing from
-    the draw gets a row of its own added after, which scikit-learn's does not).
+    of ``X``'s, replayed when ``X`` is given, as they come first), each row
+    with a probability proportional to its ``sample_weight`` when given
+    (``RandomState.choice``), so a member of the same seed trains on the
+    same rows (a class missing from the draw gets a row of its own added
+    after, which scikit-learn's does not).
     """
     width = None if X is None else np.shape(X)[1]
-    rng, drawn = _rows_drawn(n_rows(y), seed, max_samples, replace, width, max_features, bootstrap_features)
+    options = (max_features, bootstrap_features, sample_weight)
+    rng, drawn = _rows_drawn(n_rows(y), seed, max_samples, replace, width, *options)
     if classes:
         drawn = np.concatenate([drawn, _class_rows(y, drawn, rng)])
     return drawn
@@ -277,14 +285,16 @@ def drawn_rows(
 def _rows_drawn(
     rows: int,
     seed: int,
-    max_samples: float | int,
+    max_samples: float | int | None,
     replace: bool,
     width: int | None,
     max_features: float | int,
     bootstrap_features: bool,
+    sample_weight: Any = None,
 ) -> tuple[np.random.RandomState, np.ndarray]:
     """``RandomState(seed)`` after one member's draw of ``max_samples`` of ``rows`` row positions (after its
-    columns, replayed when ``width`` is given), and the positions drawn."""
+    columns, replayed when ``width`` is given; in proportion to ``sample_weight`` when given), and the positions
+    drawn."""
     size = _count(max_samples, rows)
     if size > rows and not replace:  # with replacement, as many as asked for (scikit-learn's bagging too)
         raise DataError(
@@ -294,8 +304,63 @@ def _rows_drawn(
     rng = np.random.RandomState(seed)
     if width is not None:
         _columns_drawn(width, rng, max_features, bootstrap_features)
+    if sample_weight is not None:  # as scikit-learn's bagging draws with weights
+        weights = np.asarray(sample_weight)
+        return rng, np.asarray(rng.choice(rows, size, replace=replace, p=weights / np.sum(weights)))
     drawn = rng.randint(0, rows, size=size) if replace else sample_without_replacement(rows, size, random_state=rng)
     return rng, np.asarray(drawn)
+
+
+def draw_size(
+    y: Any, max_samples: float | int | None, replace: bool, sample_weight: Any = None, owner: str = "Bagging"
+) -> int:
+    """How many rows each member of ``owner`` (a bagging) draws, as scikit-learn's bagging counts them: all for
+    ``None``, a count as it is, a fraction of the rows (of the weights' sum with ``sample_weight``), with its
+    warnings (a fraction giving few rows; weights without replacement). A ``DataError`` for a negative weight, or
+    more rows than a draw without replacement can give."""
+    rows = n_rows(y)
+    if sample_weight is None:
+        total, of = rows, f"the number of samples is {rows}"
+    else:
+        weights = np.asarray(sample_weight)
+        if (weights < 0).any():
+            raise DataError(
+                f"{owner} draws each member's rows with probabilities proportional to sample_weight, as "
+                f"scikit-learn's bagging does, so the weights must be non-negative. Received {int((weights < 0).sum())} "
+                "negative weights. Give non-negative weights (a weight 0 never draws its row)."
+            )
+        total, of = float(weights.sum()), f"the total sum of sample weights is {float(weights.sum())}"
+        if not replace:
+            warnings.warn(
+                f"When fitting {owner} with sample_weight it is recommended to use bootstrap=True, got False.",
+                UserWarning,
+                stacklevel=2,
+            )
+    size = rows if max_samples is None else _count(max_samples, total)
+    if not whole(max_samples) and max_samples is not None and size < max(10, rows ** (1 / 3)):
+        warnings.warn(
+            f"Using the fractional value max_samples={max_samples} when {of} results in a low number ({size}) of "
+            "bootstrap samples. We recommend passing `max_samples` as an integer instead.",
+            UserWarning,
+            stacklevel=2,
+        )
+    possible = rows if sample_weight is None else int(np.count_nonzero(sample_weight))
+    if size > possible and not replace:
+        fraction = sample_weight is not None and max_samples is not None and not whole(max_samples)
+        share = f" ({max_samples} of the weights' sum)" if fraction else ""
+        what = "of the" if sample_weight is None else "of non-zero weight in the"
+        raise DataError(
+            f"{owner}: max_samples gives {size} rows per member{share}, more than the {possible} rows {what} "
+            f"training data, which a draw without replacement (bootstrap=False) cannot give. Use max_samples <= "
+            f"{possible}, or bootstrap=True."
+        )
+    return size
+
+
+def draw_counts(rows: Any, y: Any) -> np.ndarray:
+    """How many times a member's draw took each row of ``y``: the weights scikit-learn's bagging trains a member
+    with, on all the rows, when its ``fit`` takes them."""
+    return np.bincount(rows, minlength=n_rows(y))
 
 
 def _class_rows(y: Any, drawn: np.ndarray, rng: np.random.RandomState) -> np.ndarray:
@@ -309,42 +374,49 @@ def draws(
     y: Any,
     *,
     seeds: tuple[int, ...],
-    max_samples: float | int,
+    max_samples: float | int | None,
     classes: bool,
     replace: bool = True,
     X: Any = None,
     max_features: float | int = 1.0,
     bootstrap_features: bool = False,
+    sample_weight: Any = None,
 ) -> dict[str, Any]:
     """What :func:`sample_sets` needs to draw every member's rows again without the training data: the
-    parameters of the draws, the number of training rows (and columns, when the columns are drawn first), and
-    for a classifier the rows added to each member's draw for the classes it lacks."""
+    parameters of the draws (the weights that gave their probabilities, as scikit-learn's bagging keeps them), the
+    number of training rows (and columns, when the columns are drawn first), and for ``classes`` the rows added to
+    each member's draw for the classes it lacks."""
     rows, width = n_rows(y), None if X is None else int(np.shape(X)[1])
+    options = (max_features, bootstrap_features, sample_weight)
     added = None
     if classes:
         added = []
         for seed in seeds:
-            rng, drawn = _rows_drawn(rows, seed, max_samples, replace, width, max_features, bootstrap_features)
+            rng, drawn = _rows_drawn(rows, seed, max_samples, replace, width, *options)
             added.append(_class_rows(y, drawn, rng))
     return {
         "rows": rows, "width": width, "seeds": tuple(seeds), "max_samples": max_samples, "replace": bool(replace),
         "max_features": max_features, "bootstrap_features": bool(bootstrap_features), "added": added,
+        "sample_weight": sample_weight,
     }
 
 
 def sample_sets(record: dict[str, Any]) -> list[np.ndarray]:
     """Each member's rows as :func:`drawn_rows` gives them (in the order drawn, then the rows added for missing
-    classes), drawn again from a :func:`draws` record."""
+    classes), drawn again from a :func:`draws` record (one made before the draws could be weighted included)."""
     options = [record[k] for k in ("max_samples", "replace", "width", "max_features", "bootstrap_features")]
+    options.append(record.get("sample_weight"))
     sets = [_rows_drawn(record["rows"], seed, *options)[1] for seed in record["seeds"]]
     if record["added"] is None:
         return sets
     return [np.concatenate([drawn, added]) for drawn, added in zip(sets, record["added"])]
 
 
-def _count(share: float | int, total: int) -> int:
-    """How many of ``total``: an int as it is, a fraction of ``total`` rounded down (at least one), as
-    scikit-learn's bagging counts its rows and columns (``max(1, int(share * total))``)."""
+def _count(share: float | int | None, total: float) -> int:
+    """How many of ``total``: all for ``None``, an int as it is, a fraction of ``total`` rounded down (at least
+    one), as scikit-learn's bagging counts its rows and columns (``max(1, int(share * total))``)."""
+    if share is None:
+        return int(total)
     return int(share) if whole(share) else max(1, int(share * total))
 
 

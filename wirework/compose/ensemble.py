@@ -5,9 +5,11 @@ from __future__ import annotations
 from typing import Any
 
 import numpy as np
+from sklearn import get_config
 from sklearn.base import BaseEstimator, clone
 from sklearn.preprocessing import LabelEncoder
 from sklearn.utils import Bunch, get_tags
+from sklearn.utils.metadata_routing import get_routing_for_object
 from sklearn.utils.metaestimators import available_if
 from sklearn.utils.validation import column_or_1d
 
@@ -18,7 +20,7 @@ from wirework.graph.nodes import Node, Source, node
 from wirework.compose import _ops
 from wirework.compose._named import NamedEstimators, TrainedEstimators, dropped, unclaimed
 from wirework.compose._routing import RoutedWeights
-from wirework.compose.composite import Composite, WeightedFit, check_weighted, learns_several_targets
+from wirework.compose.composite import Composite, WeightedFit, check_weighted, learns_several_targets, takes_weights
 from wirework.compose.pipeline import _kind_of
 from wirework.compose.signature import Signature
 
@@ -166,17 +168,22 @@ class Bagging(RoutedWeights, WeightedFit, Composite):
 
     Regression averages the members' predictions; classification averages
     their probabilities (every member sees every class: a class missing from
-    a bootstrap draw gets one of its rows added), or, for a model without
+    the draw of a member trained on its drawn rows gets one of its rows
+    added), or, for a model without
     ``predict_proba`` (``LinearSVC``), their votes, as scikit-learn's
     ``BaggingClassifier`` does: the probability of a class is then the share
     of members that predict it (see :class:`Votes`). A classifier also has
     ``predict_log_proba`` (the log of those probabilities) and, when the
     model has it, ``decision_function`` (the members' mean), as
-    scikit-learn's. With
-    ``fit(X, y, sample_weight=w)`` each member trains on its drawn rows'
-    weights (a row drawn twice comes twice, with its weight each time); the
-    draws do not depend on the weights (scikit-learn's bagging draws rows in
-    proportion to them instead, and trains its members without them).
+    scikit-learn's.
+
+    Each member trains as scikit-learn's bagging trains it: when the
+    model's ``fit`` takes ``sample_weight`` (with metadata routing on: when
+    it requests them), on all the rows, each weighted by how many times the
+    member's draw took it (0 for the others), with its columns; otherwise on
+    its drawn rows. ``fit(X, y, sample_weight=w)`` draws each row with a
+    probability proportional to its weight, as scikit-learn's does (any
+    model: the members never get the weights themselves).
 
     Parameters
     ----------
@@ -186,10 +193,12 @@ class Bagging(RoutedWeights, WeightedFit, Composite):
         included, to a seed of its own drawn from ``random_state``, as
         scikit-learn's bagging does (see :class:`Seeded`).
     n_estimators : int, default=10
-    max_samples : float or int, default=1.0
-        Rows drawn per member: a fraction of the rows (rounded down, at least
-        one), or a count, more than the rows only with ``bootstrap=True``, as
-        scikit-learn's bagging counts them.
+    max_samples : float, int or None, default=None
+        Rows drawn per member: all of them (``None``), a fraction of the rows
+        (with weights: of the weights' sum; rounded down, at least one, with
+        scikit-learn's warning when that is few), or a count, more than the
+        rows only with ``bootstrap=True``, as scikit-learn's bagging counts
+        them.
     max_features : float or int, default=1.0
         Columns each member sees (drawn without replacement, in the order
         drawn; the same columns when it predicts): a fraction (rounded down,
@@ -240,7 +249,7 @@ class Bagging(RoutedWeights, WeightedFit, Composite):
         estimator: Any,
         n_estimators: int = 10,
         *,
-        max_samples: float | int = 1.0,
+        max_samples: float | int | None = None,
         max_features: float | int = 1.0,
         bootstrap: bool = True,
         bootstrap_features: bool = False,
@@ -297,9 +306,9 @@ class Bagging(RoutedWeights, WeightedFit, Composite):
     @property
     def estimators_samples_(self) -> list[np.ndarray]:
         """The rows each member drew, in the order drawn (with repeats when ``bootstrap``), as scikit-learn's
-        bagging gives them: drawn again from the seeds at each call, as scikit-learn draws them again, so the
-        composite keeps no copy. A classifier member's draw that lacked a class is followed by the row added for
-        it."""
+        bagging gives them: drawn again from the seeds (and weights) at each call, as scikit-learn draws them
+        again, so the composite keeps no copy. A classifier member trained on its drawn rows whose draw lacked a
+        class: followed by the row added for it."""
         self._ready()
         record = self.__dict__.get("report_values_", {}).get("draws")
         if record is None:  # a network built before the draws were reported
@@ -346,15 +355,72 @@ class Bagging(RoutedWeights, WeightedFit, Composite):
         for name in ("max_samples", "max_features"):
             share = getattr(self, name)
             fraction = isinstance(share, (float, np.floating)) and 0.0 < share <= 1.0
-            if not fraction and not (whole(share) and share >= 1):
+            if not fraction and not (whole(share) and share >= 1) and not (share is None and name == "max_samples"):
+                every = " or None (every row)" if name == "max_samples" else ""
                 raise GraphError(
-                    f"{owner}: {name} must be a count (an int >= 1) or a fraction in (0, 1]. Received: {share!r}."
+                    f"{owner}: {name} must be a count (an int >= 1) or a fraction in (0, 1]{every}. Received: {share!r}."
                 )
         if self.oob_score and not self.bootstrap:
             raise GraphError(f"{owner}: out-of-bag estimation needs bootstrap=True (every row is in some draw).")
 
     def _weight_routes(self) -> list[tuple[str, Any, str]]:
         return [("estimator", self.estimator, "fit")]
+
+    def _fit_weights(
+        self, sample_weight: Any, fit_params: dict[str, Any], caller: str = "fit"
+    ) -> tuple[Any, tuple[str, ...] | None]:
+        """The weights, which give the draws' probabilities, and routes only for weights under an alias.
+
+        scikit-learn's bagging takes ``sample_weight`` as its own parameter,
+        routing or not: each member draws its rows with probabilities
+        proportional to the weights, and the members never get them. Under
+        metadata routing, weights given under an alias that the estimator
+        requests (``set_fit_request(sample_weight="w")``, ``fit(X, y,
+        w=...)``) are routed to it instead: each member trains on its drawn
+        rows with their weights, the draws unweighted, as scikit-learn's.
+
+        Raises
+        ------
+        ArgumentError
+            Both ``sample_weight`` and an alias (two weight vectors), or any
+            other fit parameter.
+        """
+        if not fit_params or not get_config()["enable_metadata_routing"]:
+            return Composite._fit_weights(self, sample_weight, fit_params, caller)
+        if sample_weight is not None:
+            raise ArgumentError(
+                f"{type(self).__name__}.fit got sample_weight and also {sorted(fit_params)}: sample_weight gives the "
+                "draws' probabilities, weights under an alias go to the members, and a bagging trains on one weight "
+                "vector. Pass one of them."
+            )
+        return super()._fit_weights(None, fit_params, caller)
+
+    def _counted(self) -> bool:
+        """Whether each member trains on all the rows, weighted by how many times its draw took each, rather than
+        on the rows drawn: as scikit-learn's bagging, when the estimator's ``fit`` takes ``sample_weight`` (with
+        metadata routing on: when it requests them, ``set_fit_request(sample_weight=True)``)."""
+        estimator = self.estimator
+        if not hasattr(estimator, "fit"):
+            return False
+        if get_config()["enable_metadata_routing"]:
+            return bool(get_routing_for_object(estimator).consumes("fit", ("sample_weight",)))
+        known = _COUNTED.get(type(estimator))
+        if known is None:
+            known = _COUNTED[type(estimator)] = takes_weights(estimator)
+        return known
+
+    def _quick(self, supervised: bool, weighted: bool | tuple[str, ...] = False) -> tuple | None:
+        """The composite's quick key, with :meth:`_counted`: metadata routing, or a request changed, may change
+        how the members train without changing a parameter."""
+        key = super()._quick(supervised, weighted)
+        return None if key is None else (*key, self._counted())
+
+    def _structure(
+        self, objects: list[Any], supervised: bool, quick: tuple | None = None, weighted: bool | tuple[str, ...] = False
+    ) -> str:
+        """The composite's token, marked when the members train on their draws' counts (:meth:`_counted`)."""
+        token = super()._structure(objects, supervised, quick, weighted)
+        return f"{token}+counted" if self._counted() else token
 
     def network(self, X: Source, y: Source | None = None, sample_weight: Source | None = None) -> Signature:
         owner = type(self).__name__
@@ -368,11 +434,12 @@ class Bagging(RoutedWeights, WeightedFit, Composite):
             )
         classifier = self._kind() == "classifier"
         votes = classifier and not hasattr(self.estimator, "predict_proba")  # averaged as votes (see Votes)
-        if sample_weight is not None and self._routed_weights() is None:  # routed: the estimator requested them
-            check_weighted(owner, "estimator", self.estimator)
+        counted = self._counted()  # each member on all rows, weighted by its draw's counts
+        # the weights give the draws' probabilities, unless routed under an alias (see _fit_weights)
+        drawing = {} if sample_weight is None or self._routed_weights() is not None else {"sample_weight": sample_weight}
+        passed = () if sample_weight is None or drawing else (sample_weight,)  # weights of the drawn rows
         labels = machine(LabelEncoder(), y, name="labels") if classifier else None
         target: Node = labels.transform(y) if labels is not None else y
-        data = (X, target) if sample_weight is None else (X, target, sample_weight)
         drawn_seeds = _ops.private_rng(self.random_state).randint(np.iinfo(np.int32).max, size=int(self.n_estimators))
         seeds = tuple(map(int, drawn_seeds))
         base = Votes(self.estimator) if votes else self.estimator
@@ -382,19 +449,24 @@ class Bagging(RoutedWeights, WeightedFit, Composite):
         subspaces = bool(self.bootstrap_features) or not every_column
         how = {"max_features": self.max_features, **({"bootstrap_features": True} if self.bootstrap_features else {})}
         columns = {"X": X, **how} if subspaces else {}
+        size = node(_ops.draw_size, target, self.max_samples, bool(self.bootstrap), owner=owner, **drawing)
+        added = classifier and not counted  # a member trained on its drawn rows sees every class (see drawn_rows)
         members, inputs, drawn = [], [], []
         for k, seed in enumerate(seeds):
-            rows = node(_ops.bootstrap_rows, target, seed, self.max_samples, classifier, self.bootstrap, **columns)
+            rows = node(_ops.bootstrap_rows, target, seed, size, added, self.bootstrap, **columns, **drawing)
             model = Seeded(base, seed) if seeded else base
             seen = node(_ops.subspace, X, seed=seed, **how) if subspaces else X
-            training = (seen, *data[1:])
-            members.append(machine(model, *(node(take_rows, value, rows) for value in training), name=f"member{k + 1}"))
+            if counted:  # as scikit-learn's bagging, when the model's fit takes weights
+                training = (seen, target, node(_ops.draw_counts, rows, target))
+            else:
+                training = tuple(node(take_rows, value, rows) for value in (seen, target, *passed))
+            members.append(machine(model, *training, name=f"member{k + 1}"))
             inputs.append(seen)
             drawn.append(rows)
         report = {
             "draws": node(
-                _ops.draws, target, seeds=seeds, max_samples=self.max_samples, classes=classifier,
-                replace=bool(self.bootstrap), **columns,
+                _ops.draws, target, seeds=seeds, max_samples=size, classes=added, replace=bool(self.bootstrap),
+                **columns, **drawing,
             )
         }
         if subspaces:
@@ -410,6 +482,10 @@ class Bagging(RoutedWeights, WeightedFit, Composite):
                 scores = [m.decision_function(x) for m, x in zip(members, inputs)]
                 outputs["decision_function"] = node(_ops.weighted_mean, *scores)
         return Signature(**outputs, report=report)
+
+
+#: Per estimator class, with metadata routing off: whether its ``fit`` takes ``sample_weight`` (Bagging._counted).
+_COUNTED: dict[type, bool] = {}
 
 
 class Average(NamedEstimators, TrainedEstimators, RoutedWeights, WeightedFit, Composite):
