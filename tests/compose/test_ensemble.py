@@ -380,8 +380,28 @@ def test_estimators_samples_of_a_classifier_end_with_the_rows_added_for_missing_
     copy = pickle.loads(pickle.dumps(ours))
     assert all(np.array_equal(a, b) for a, b in zip(copy.estimators_samples_, ours.estimators_samples_, strict=True))
     del copy.report_values_["draws"]  # as fitted by a version that kept no draws
-    with pytest.raises(ww.UnavailableError, match="did not keep its draws.*Fit it again"):
+    with pytest.raises(ww.UnavailableError, match="kept no record of its draws.*Fit it again"):
         copy.estimators_samples_
+
+
+def test_a_bagging_pickled_before_its_draws_were_kept_says_why_and_fits_again():
+    # such a bagging also lacks bootstrap_features (both came on 2026-11-30): "Fit it again", as the message said,
+    # failed with an AttributeError ('Bagging' object has no attribute 'bootstrap_features')
+    bag = ww.Bagging(KNeighborsRegressor(), n_estimators=3, random_state=0).fit(X_DATA, Y_DATA)
+    old = pickle.loads(pickle.dumps(bag))
+    del old.__dict__["bootstrap_features"], old.report_values_["draws"]
+    old = pickle.loads(pickle.dumps(old))  # what such a pickle holds, unpickled by this version
+    np.testing.assert_array_equal(old.predict(X_DATA), bag.predict(X_DATA))
+    with pytest.raises(ww.UnavailableError, match=(
+        r"fitted by a version of wirework from before 2026-11-30, which kept no record of its draws, so it has no "
+        r"estimators_samples_\. They cannot be drawn again from what it holds: each member's seed is kept, but a draw "
+        r"also needs the number of training rows .* training data is not pickled.* Its predictions are unaffected\. "
+        r"Fit it again on its training data, fit\(X, y\): that fit keeps the draws")):
+        old.estimators_samples_
+    assert old.bootstrap_features is False
+    theirs = BaggingRegressor(KNeighborsRegressor(), n_estimators=3, random_state=0).fit(X_DATA, Y_DATA)
+    samples = old.fit(X_DATA, Y_DATA).estimators_samples_
+    assert all(np.array_equal(a, b) for a, b in zip(samples, theirs.estimators_samples_, strict=True))
 
 
 @pytest.mark.parametrize("max_features", [1.0, 0.5, 7])

@@ -311,12 +311,24 @@ class Bagging(RoutedWeights, WeightedFit, Composite):
         class: followed by the row added for it."""
         self._ready()
         record = self.__dict__.get("report_values_", {}).get("draws")
-        if record is None:  # a network built before the draws were reported
+        if record is None:  # a network built before the draws were reported (2026-11-30)
             raise UnavailableError(
-                f"This {type(self).__name__} was fitted by a version of wirework that did not keep its draws, so "
-                "it has no estimators_samples_. Fit it again."
+                f"This {type(self).__name__} was fitted by a version of wirework from before 2026-11-30, which kept "
+                "no record of its draws, so it has no estimators_samples_. They cannot be drawn again from what it "
+                "holds: each member's seed is kept, but a draw also needs the number of training rows (for a "
+                "classifier, their labels too), and training data is not pickled; some of those versions also drew "
+                "by other rules (fractions rounded to the nearest, pasting by permutation). Its predictions "
+                "are unaffected. Fit it again on its training data, fit(X, y): that fit keeps the draws, and "
+                "estimators_samples_ gives them."
             )
         return _ops.sample_sets(record)
+
+    def __setstate__(self, state: dict[str, Any]) -> None:
+        """Unpickle; a bagging pickled before ``bootstrap_features`` existed (2026-11-30) drew its columns
+        without replacement: it gets ``bootstrap_features=False``, so it can be fitted again (``get_params`` and
+        building its network read every parameter)."""
+        state.setdefault("bootstrap_features", False)
+        super().__setstate__(state)
 
     @property
     def oob_score_(self) -> float:
