@@ -13,7 +13,7 @@ import numpy as np
 
 from wirework.compose import _ops
 from wirework.compose.composite import Composite
-from wirework.compose.ensemble import Seeded, Votes
+from wirework.compose._members import Seeded, Votes
 from wirework.errors import ExportError
 from wirework.export.heads import class_values, majority, weighted_average
 from wirework.export.network import Context, concat, lower, register_lowering
