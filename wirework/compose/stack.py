@@ -265,7 +265,7 @@ class Stack(NamedEstimators, TrainedEstimators, RoutedWeights, WeightedFit, Comp
             return Bunch(**{name: _thawed(model) for name, model in trained.items()})
         return trained
 
-    def _predict_routes(self) -> list[tuple[str, Any, tuple[str, ...]]]:
+    def _operation_routes(self) -> list[tuple[str, Any, dict[str, str]]]:
         """The final estimator takes the parameters of ``predict``, as in scikit-learn's stacking, whose router
         names it ``final_estimator_`` (``_`` added when a learner has that name): the trained one once fitted, as
         ``predict`` gives them to it (see :mod:`wirework.compose._params`), else ``final_estimator``."""
@@ -273,7 +273,7 @@ class Stack(NamedEstimators, TrainedEstimators, RoutedWeights, WeightedFit, Comp
             final = self.final_estimator_
         except WireworkError:  # not fitted, or fitted for other parameters: the one the next fit trains
             final = self.final_estimator
-        return [(unclaimed("final_estimator_", [name for name, _ in self._live_pairs()]), final, ("predict",))]
+        return [(unclaimed("final_estimator_", [name for name, _ in self._live_pairs()]), final, {"predict": "predict"})]
 
     def _weight_routes(self) -> list[tuple[str, Any, str]]:
         """The learners, each reached from ``fit`` by its own ``fit``; not the final estimator, which scikit-learn's
