@@ -106,6 +106,60 @@ def test_frozen_machine_never_retrains_and_warns():
     assert fits() == ["pca", "ridge"]
 
 
+def test_a_machine_behind_a_frozen_one_retrains_when_what_is_upstream_of_it_changes():
+    """Its training values come from the frozen machine's transform of new values (condition 3), and the reason
+    names the machine it needs directly, which kept its state."""
+    X, y = ww.source(X_DATA, name="X"), ww.source(Y_DATA, name="y")
+    scaler = ww.machine(StandardScaler(), X, name="scaler")
+    pca = ww.machine(PCA(n_components=2), scaler.transform(X), name="pca")
+    W = pca.transform(scaler.transform(X))
+    ridge = ww.machine(Ridge(), W, y, name="ridge")
+    yhat = ridge.predict(W).fit()
+    pca.freeze()
+    scaler.model.with_std = False
+    with pytest.warns(ww.FrozenMachineWarning, match="condition 3"):
+        yhat.fit()
+    assert [m.report()["action"] for m in (scaler, pca, ridge)] == ["updated", "frozen", "trained"]
+    assert ridge.report()["reason"] == "condition 3: upstream state changed (upstream of Machine 'pca' (PCA))"
+    np.testing.assert_allclose(ridge.fitted_model.coef_, Ridge().fit(W(), Y_DATA).coef_, rtol=1e-12)
+    pca.thaw()
+    yhat.fit()  # pca now: condition 3 (scaler), and ridge names it
+    assert ridge.report()["reason"] == "condition 3: upstream state changed (Machine 'pca' (PCA))"
+
+
+def test_a_snapshot_pickled_by_an_earlier_wirework_is_compared_as_it_was():
+    """Earlier, a snapshot held the states and versions upstream themselves (tuples): they are compared, and the
+    snapshot, when nothing changed, takes the sums compared since."""
+    from wirework.graph.machines import _Snapshot
+    from wirework.graph.topology import state_of, version_of
+
+    yhat, (_, _, scaler, pca, ridge) = chain()
+    yhat.fit()
+
+    def as_before():
+        machines, sources = ridge._upstream_of_args()
+        snap = ridge._snapshot
+        old = (snap.model_type, snap.params_key, tuple(map(state_of, machines)), tuple(map(version_of, sources)))
+        ridge._snapshot = _Snapshot(*old)  # what unpickling one of the four fields of then gives
+
+    as_before()
+    Counting.events.clear()
+    yhat.fit()
+    assert fits() == [] and ridge.report()["action"] == "skipped"
+    assert type(ridge._snapshot.upstream_states) is int and ridge._snapshot.needs_states == (pca.state,)
+    as_before()
+    pca.model.estimator.n_components = 2
+    yhat.fit()
+    assert fits() == ["pca", "ridge"]
+    assert ridge.report()["reason"] == "condition 3: upstream state changed (Machine (Counting))"
+    as_before()
+    yhat.fit()
+    assert fits() == ["pca", "ridge"]  # nothing more
+    ridge.model.estimator.alpha = 2.0
+    yhat.fit()
+    assert fits() == ["pca", "ridge", "ridge"] and ridge.report()["reason"] == "condition 6: hyperparameters changed"
+
+
 def test_a_frozen_machine_never_trained_says_to_thaw_it():
     X, y = ww.source(X_DATA, name="X"), ww.source(Y_DATA, name="y")
     scaler = ww.machine(StandardScaler(), X, name="scaler").freeze()

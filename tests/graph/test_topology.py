@@ -94,9 +94,31 @@ def test_training_graph_orders_as_training_order(net, data):
     for _ in range(2):  # the second time from the graphs the roots now keep
         graph = training_graph(roots)
         assert list(graph.machines) == training_order(roots)
+        direct = {m: set() for m in graph.machines}
         for k, m in enumerate(graph.machines):
-            assert graph.needs[k] == len(needs[m])
-            assert {graph.machines[j] for j in graph.dependants[k]} == {d for d in graph.machines if m in needs[d]}
+            for j in graph.dependants[k]:
+                direct[graph.machines[j]].add(m)
+        wave = {}
+        for k, m in enumerate(graph.machines):
+            # only machines it needs, few of them, standing for all it needs through them
+            assert graph.needs[k] == len(direct[m]) and direct[m] <= needs[m]
+            assert all_needed(direct, m) == all_needed(needs, m)
+            wave[m] = 1 + max((wave[u] for u in needs[m]), default=-1)
+        # visited as with an edge to each machine needed: wave by wave, in training order within a wave
+        position = {m: k for k, m in enumerate(graph.machines)}
+        expected = sorted(graph.machines, key=lambda m: (wave[m], position[m]))
+        assert [graph.machines[k] for k in graph.waves()] == expected
+
+
+def all_needed(needs, machine):
+    """The machines ``machine`` needs through ``needs`` (each machine's), directly or not."""
+    found, stack = set(), [machine]
+    while stack:
+        for u in needs[stack.pop()]:
+            if u not in found:
+                found.add(u)
+                stack.append(u)
+    return found
 
 
 @SETTINGS

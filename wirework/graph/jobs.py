@@ -57,7 +57,7 @@ class Job:
         reason: str,
         params_key: Any,
         n_rows: int,
-        seen: tuple[tuple[int, ...], tuple[int, ...]],
+        seen: tuple[int, int, tuple[int, ...]],
     ) -> None:
         self.machine = machine
         self.values = values
@@ -66,7 +66,7 @@ class Job:
         self.reason = reason
         self.params_key = params_key
         self.n_rows = n_rows
-        self.seen = seen  # upstream machine states and source versions when planned
+        self.seen = seen  # the sums of the states and versions upstream when planned, and its direct needs' states
         self.key: str | None = None
         self.model: Any = None
 

@@ -43,7 +43,9 @@ from wirework.graph.jobs import (
 )
 from wirework.graph.nodes import DynamicNode, Node, Source, TrainingOutputNode
 from wirework.graph.topology import (
+    CLOCK,
     TrainingGraph,
+    stamps,
     state_of,
     upstream,
     version_of,
@@ -77,12 +79,21 @@ _CARRIED = ("_frozen", "_state", "_fitted", "_fit_key", "_output", "_vector", "_
 
 
 class _Snapshot(NamedTuple):
-    """What a machine saw at its last training, to compare with now."""
+    """What a machine saw at its last training, to compare with now.
+
+    ``upstream_states`` and ``source_versions``: the sums of the states and
+    versions upstream of its training arguments
+    (:func:`~wirework.graph.topology.stamps`; a snapshot pickled by an
+    earlier wirework holds the states and versions themselves, as tuples);
+    ``needs_states``: the states of the machines it needs directly
+    (``machine._needs``), to name those that changed.
+    """
 
     model_type: type
     params_key: Any
-    upstream_states: tuple[int, ...]
-    source_versions: tuple[int, ...]
+    upstream_states: int | tuple[int, ...]
+    source_versions: int | tuple[int, ...]
+    needs_states: tuple[int, ...] = ()
 
 
 class Machine:
@@ -183,6 +194,9 @@ class Machine:
     """
 
     kind = "machine"
+    #: The machines it needs directly (see ``topology._walk``); ``None`` until a walk meets it (a class default:
+    #: machines pickled before it existed have none).
+    _needs: tuple[Machine, ...] | None = None
 
     def __init__(self, model: Any, args: tuple[Node, ...], *, name: str | None = None) -> None:
         self.model = model
@@ -246,7 +260,8 @@ class Machine:
     def __getstate__(self) -> dict[str, Any]:
         state = self.__dict__.copy()
         state["_output"] = None  # as large as the training data: dropped (condition 7 trains again if needed)
-        state["_upstream"] = state["_training"] = None  # what it keeps of the network's structure: rebuilt when asked
+        # what it keeps of the network's structure: rebuilt when asked
+        state["_upstream"] = state["_training"] = state["_needs"] = None
         return state
 
     def __copy__(self) -> Machine:
@@ -387,19 +402,18 @@ class Machine:
                 machine=self,
             ) from error
 
-    def _training_output(self, node: Node, method: str = "fit_transform") -> Any:
+    def _training_output(self, node: Node, method: str = "fit_transform", token: object = None) -> Any:
         """The output of ``method`` at the last training when the machine trained by it, ``node`` is the training
         ``X`` it was computed from and nothing upstream changed since (a frozen machine may have missed a
-        change); else ``None``."""
+        change); else ``None``. ``token``: the fit pass's, in one (see :func:`~wirework.graph.topology.stamps`)."""
         kept = self._output
         if kept is None or node is not self._args[0] or kept[2] != method:
             return None
-        machines, sources = self._upstream_of_args()
-        if kept[0] != (tuple(map(state_of, machines)), tuple(map(version_of, sources))):
+        if kept[0][:2] != stamps(self._args, CLOCK[0] if token is None else token):
             return None
         return kept[1]
 
-    def _kept_output(self, node: Node, method: str, new_data: bool) -> Any:
+    def _kept_output(self, node: Node, method: str, new_data: bool, token: object = None) -> Any:
         """The value of ``fit_predict(node)`` or ``fit_transform(node)`` (``method``): that method's output at
         the last training (see :meth:`fit_predict`, :meth:`fit_transform`)."""
         if new_data:
@@ -410,7 +424,7 @@ class Machine:
                 f"{type(self.model).__name__} {done} the data it trains on and has no {lacks}() for new data. "
                 "Call the node without data (node()), or fit the machine on the new data."
             )
-        output = self._training_output(node, method)
+        output = self._training_output(node, method, token)
         if output is None:
             raise NotTrainedError(
                 f"{self._title()} holds no {method} output of its training data: it has not trained since "
@@ -441,6 +455,7 @@ class Machine:
         """
         for name in _CARRIED:
             setattr(self, name, getattr(other, name))
+        CLOCK[0] += 1  # its state changed
 
     # -- training ----------------------------------------------------------
 
@@ -488,14 +503,16 @@ class Machine:
     def _decide(
         self,
         force: bool,
-        seen: tuple[tuple[int, ...], tuple[int, ...]],
+        seen: tuple[int, int, tuple[int, ...]],
         found: tuple[tuple, tuple] | None,
         owed: str | None = None,
     ) -> tuple[Any, ...] | None:
         """Apply the retraining rules: ``(action, reason[, params key])`` or ``None`` to leave alone.
 
-        ``seen``: the states of the machines and the versions of the sources
-        upstream of the training arguments, now. ``found``: the model's
+        ``seen``: the sums of the states of the machines and of the versions
+        of the sources upstream of the training arguments, now
+        (:func:`~wirework.graph.topology.stamps`), and the states of the
+        machines it needs directly. ``found``: the model's
         :func:`~wirework.graph.fingerprint.param_values`, read once per visit.
         ``owed``: the training output a node of the pass takes (``"fit_transform"``
         or ``"fit_predict"``), if any.
@@ -505,13 +522,21 @@ class Machine:
             return "trained", "condition 1: never trained"
         if force:
             return "trained", "condition 2: forced"
-        states, versions = seen
-        if states != snap.upstream_states:
-            machines = self._upstream_of_args()[0]
-            changed = [m._title() for m, old, new in zip(machines, snap.upstream_states, states) if old != new]
-            return "trained", f"condition 3: upstream state changed ({', '.join(changed)})"
-        if versions != snap.source_versions:
-            return "trained", "condition 4: source data changed"
+        states, versions, needs_states = seen
+        if states != snap.upstream_states or versions != snap.source_versions:
+            if type(snap.upstream_states) is tuple:  # pickled by an earlier wirework: compared as it was
+                decision = self._decide_by_tuples(snap, seen)
+                if decision is not None:
+                    return decision
+                snap = self._snapshot
+            elif states != snap.upstream_states:  # condition 3, naming the machines it needs directly that changed
+                needs = self._needs or ()
+                changed = [m._title() for m, old, new in zip(needs, snap.needs_states, needs_states) if old != new]
+                if not changed:  # further upstream, behind machines that kept their state (frozen ones)
+                    changed = [f"upstream of {', '.join(m._title() for m in needs)}"]
+                return "trained", f"condition 3: upstream state changed ({', '.join(changed)})"
+            else:
+                return "trained", "condition 4: source data changed"
         if type(self.model) is not snap.model_type:
             return "trained", (
                 f"condition 5: model type changed ({snap.model_type.__name__} -> {type(self.model).__name__})"
@@ -535,6 +560,20 @@ class Machine:
             return "updated", "condition 6: hyperparameters changed", key
         return None
 
+    def _decide_by_tuples(self, snap: _Snapshot, seen: tuple[int, int, tuple[int, ...]]) -> tuple[str, str] | None:
+        """Conditions 3 and 4 for a snapshot holding the states and versions themselves (pickled by a wirework
+        before :func:`~wirework.graph.topology.stamps`); when neither holds, the snapshot takes ``seen``'s sums, so
+        the next visit compares them."""
+        machines, sources = self._upstream_of_args()
+        states = tuple(map(state_of, machines))
+        if states != snap.upstream_states:
+            changed = [m._title() for m, old, new in zip(machines, snap.upstream_states, states) if old != new]
+            return "trained", f"condition 3: upstream state changed ({', '.join(changed)})"
+        if tuple(map(version_of, sources)) != snap.source_versions:
+            return "trained", "condition 4: source data changed"
+        self._snapshot = snap._replace(upstream_states=seen[0], source_versions=seen[1], needs_states=seen[2])
+        return None
+
     def _plan(self, run: FitPass, *, force: bool, owed: str | None = None) -> Job | None:
         """A fit pass's visit: decide by the rules; return the fit to run, or ``None``.
 
@@ -543,8 +582,8 @@ class Machine:
         ``fit_transform`` or ``fit_predict`` a node of the pass takes, if any
         (see "Training output"). Runs in the scheduling thread.
         """
-        machines, sources = self._upstream_of_args()
-        seen = (tuple(map(state_of, machines)), tuple(map(version_of, sources)))  # its snapshot's, if it trains
+        # its snapshot's, if it trains: the sums upstream of its arguments, and the states of what it needs directly
+        seen = (*stamps(self._args, run.token), tuple(map(state_of, self._needs)))
         try:
             found = param_values(self.model)
         except Exception:  # a broken model: the rules compare its token, and fresh_copy says what is wrong
@@ -636,6 +675,7 @@ class Machine:
         else:
             self._output = None
         self._state += 1
+        CLOCK[0] += 1
         # model type, params key, and the upstream states and source versions seen when the job was planned
         # (nothing upstream trains while a machine's job runs)
         self._snapshot = _Snapshot(type(self.model), job.params_key, *job.seen)

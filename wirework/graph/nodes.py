@@ -31,7 +31,7 @@ from wirework.errors import (
     quoted,
 )
 from wirework.graph.data import describe, is_data
-from wirework.graph.topology import TrainingGraph, ancestry, post_order, requirements_of, upstream_sources
+from wirework.graph.topology import CLOCK, TrainingGraph, ancestry, post_order, requirements_of, upstream_sources
 
 if TYPE_CHECKING:  # pragma: no cover
     from wirework.graph.cache import FitCache
@@ -110,7 +110,7 @@ class Node:
     """
 
     kind: str = "node"
-    __slots__ = ("parents", "_order", "_sources", "_training", "__weakref__")
+    __slots__ = ("parents", "_order", "_sources", "_training", "_stamp", "__weakref__")
     __array_ufunc__ = None  # numpy defers ``array + node`` to the node
 
     def __init__(self, parents: tuple[Node, ...]) -> None:
@@ -118,6 +118,7 @@ class Node:
         self._order: list[Node] | None = None
         self._sources: tuple[Source, ...] | None = None
         self._training: TrainingGraph | None = None
+        self._stamp: tuple[object, int, int] | None = None  # (token, states, versions): see topology.stamps
 
     # -- structure (computed once: nodes are immutable) ----------------------
 
@@ -136,6 +137,8 @@ class Node:
         return self.parents
 
     def _compute(self, memo: dict, overrides: Mapping | None) -> Any:  # pragma: no cover
+        """The node's value from its parents' in ``memo`` (``overrides``: sources' new data; ``None``: training
+        data). A dynamic node also takes the ``token`` of the fit pass computing it, if any (see ``stamps``)."""
         raise NotImplementedError
 
     def sources(self) -> list[Source]:
@@ -161,7 +164,7 @@ class Node:
             setattr(copied, name, getattr(self, name))
         if hasattr(self, "__dict__"):  # a subclass without slots
             copied.__dict__.update(self.__dict__)
-        copied._order = copied._sources = copied._training = None
+        copied._order = copied._sources = copied._training = copied._stamp = None
         return copied
 
     def __reduce_ex__(self, protocol: int) -> tuple:
@@ -173,7 +176,7 @@ class Node:
         """
         kind = type(self)
         state = {name: getattr(self, name, None) for name in _fields(kind)}
-        state["_order"] = state["_sources"] = state["_training"] = None
+        state["_order"] = state["_sources"] = state["_training"] = state["_stamp"] = None
         if hasattr(self, "__dict__"):  # a subclass without slots
             state.update(self.__dict__)
         prelude = _Prelude.of(self)
@@ -184,6 +187,7 @@ class Node:
     def __setstate__(self, state: Any) -> None:
         if isinstance(state, tuple):  # pickled before nodes had __reduce_ex__: (dict or None, slots)
             state = {**(state[0] or {}), **state[1]}
+        self._stamp = None  # pickled before nodes kept stamps, or dropped when pickled
         for name, value in state.items():
             if name != "_prelude":
                 setattr(self, name, value)
@@ -536,6 +540,7 @@ class Source(Node):
         self._data = data
         if fingerprint is None or fingerprint != self.fingerprint:
             self.version += 1
+            CLOCK[0] += 1
         self.fingerprint = fingerprint
         return self
 
@@ -590,9 +595,9 @@ class DynamicNode(Node):
     def _requires(self) -> tuple:
         return (self.machine, *self.parents)
 
-    def _compute(self, memo: dict, overrides: Mapping | None) -> Any:
+    def _compute(self, memo: dict, overrides: Mapping | None, token: object = None) -> Any:
         if overrides is None and self.operation == "transform":  # on the training data
-            output = self.machine._training_output(self.parents[0])
+            output = self.machine._training_output(self.parents[0], token=token)
             if output is not None:
                 return output
         return self.machine._apply(self.operation, memo[self.parents[0]])
@@ -611,8 +616,8 @@ class TrainingOutputNode(DynamicNode):
 
     __slots__ = ()
 
-    def _compute(self, memo: dict, overrides: Mapping | None) -> Any:
-        return self.machine._kept_output(self.parents[0], self.operation, overrides is not None)
+    def _compute(self, memo: dict, overrides: Mapping | None, token: object = None) -> Any:
+        return self.machine._kept_output(self.parents[0], self.operation, overrides is not None, token)
 
 
 #: Its name before it also held ``fit_transform`` outputs (networks pickled then refer to it).

@@ -31,12 +31,14 @@ if TYPE_CHECKING:  # pragma: no cover
     from wirework.graph.nodes import Node
 
 __all__ = [
+    "CLOCK",
     "TrainingGraph",
     "ancestry",
     "owing_outputs",
     "parents_of",
     "post_order",
     "requirements_of",
+    "stamps",
     "state_of",
     "training_graph",
     "training_order",
@@ -49,6 +51,11 @@ __all__ = [
 #: A machine's state counter and a source's data version (mapped over upstream ones by the retraining rules).
 state_of = operator.attrgetter("_state")
 version_of = operator.attrgetter("version")
+
+
+#: Bumped (``CLOCK[0] += 1``) whenever a machine's state or a source's version changes (a training, new data, a
+#: training carried over): the stamps computed outside a fit pass (see :func:`stamps`) hold while it is unchanged.
+CLOCK = [0]
 
 
 #: What a walk follows: a node's ordinary edges, and the completed graph's (a machine's arguments, a node's machine).
@@ -104,10 +111,14 @@ def training_order(roots: Iterable[Node | Machine]) -> list[Machine]:
 class TrainingGraph:
     """The machines some roots need, in training order, and who needs whom among them.
 
-    ``machines[k]`` needs ``needs[k]`` machines of the graph directly (those
-    labelling nodes its training arguments are computed from) and is
-    directly needed by ``machines[j]`` for each ``j`` in ``dependants[k]``;
-    ``owed[k]`` names the training output of ``machines[k]`` a node of the
+    ``machines[k]`` needs ``needs[k]`` machines of the graph directly and is
+    directly needed by ``machines[j]`` for each ``j`` in ``dependants[k]``.
+    A machine needs every machine labelling a node its training arguments
+    are computed from, and what those need in turn; it needs directly the
+    few that stand for all of them (``machine._needs``, see :func:`_walk`),
+    so the graph has about one edge per wire however deep the network, and
+    a machine is ready exactly when it would be with an edge to each
+    machine it needs. ``owed[k]`` names the training output of ``machines[k]`` a node of the
     graph takes (``"fit_transform"`` or ``"fit_predict"``; ``None``: none.
     See :func:`owing_outputs`). Nodes and machines are immutable, so each
     keeps the graph of its own ancestry (``_training_graph()``).
@@ -120,7 +131,9 @@ class TrainingGraph:
         dependants: list[list[int]] = [[] for _ in machines]
         needs = []
         for k, machine in enumerate(machines):
-            direct = {position[id(u)] for u in machine._upstream_of_args()[0]}
+            if machine._needs is None:  # not met by a walk yet (see _walk)
+                _walk([machine])
+            direct = {position[id(u)] for u in machine._needs}
             needs.append(len(direct))
             for j in sorted(direct):
                 dependants[j].append(k)
@@ -134,7 +147,7 @@ class TrainingGraph:
     @classmethod
     def of(cls, root: Node | Machine) -> TrainingGraph:
         """The graph of what ``root`` needs (a node's, or a machine's with the machine last)."""
-        machines = tuple(training_order([root]))
+        machines = tuple(_walk([root]))
         return cls(machines, owing_outputs([root], machines))
 
     def waves(self) -> tuple[int, ...]:
@@ -183,6 +196,116 @@ def training_graph(roots: Iterable[Node | Machine]) -> TrainingGraph:
                 seen.add(id(machine))
                 order.append(machine)
     return TrainingGraph(tuple(order), owing)
+
+
+def _walk(roots: Iterable[Node | Machine]) -> list[Machine]:
+    """``training_order(roots)``, giving each machine met its direct needs (``machine._needs``) on the way.
+
+    A machine needs the machines labelling a node in the ordinary ancestry
+    of its training arguments, and what they need. A few stand for all: a
+    node's ancestry is stood for by none (a source), its parents' (a static
+    node), or ``mach`` and those of ``p`` that ``mach`` does not need
+    directly (``mach.op(p)``); a machine directly needs those of its
+    arguments (one, in a chain). What it needs through them is all it needs,
+    and the last of those to be done is one of them (none is done before
+    what it needs), so a pass readies each machine when an edge to each
+    machine needed would. One walk of the completed graph.
+    """
+    standing: dict[int, tuple] = {}
+    machines = []
+    for item in post_order(roots, requirements_of):
+        kind = item.kind
+        if kind == "machine":
+            item._needs = _joined([standing[id(arg)] for arg in item.args])
+            machines.append(item)
+        elif kind == "dynamic":
+            machine = item.machine
+            inner = standing[id(item.parents[0])]
+            if inner:  # what the machine itself needs is needed through it already
+                covered = {id(m) for m in machine._needs}
+                covered.add(id(machine))
+                inner = tuple(m for m in inner if id(m) not in covered)
+            standing[id(item)] = (machine, *inner)
+        else:  # a source has no parents
+            standing[id(item)] = _joined([standing[id(parent)] for parent in item.parents])
+    return machines
+
+
+def _joined(parts: list[tuple]) -> tuple:
+    """The machines of ``parts``, each once, in order of first appearance (one part: itself)."""
+    if len(parts) == 1:
+        return parts[0]
+    return tuple({id(m): m for part in parts for m in part}.values())
+
+
+def stamps(nodes: Iterable[Node], token: object) -> tuple[int, int]:
+    """The states of the machines and the versions of the sources upstream of ``nodes`` (ordinary edges), as two
+    sums: each machine's state and each source's version counted once per path from a node of ``nodes`` to it.
+
+    States and versions only grow, so a sum is unchanged exactly when every
+    term is: what the retraining rules compare (conditions 3 and 4) at the
+    cost of two numbers per machine, where the states themselves took one
+    number per machine upstream. Each node keeps its own sums
+    (``node._stamp``), valid for ``token``: a fit pass's (nothing upstream
+    of a node whose sums it asks for trains again in that pass), or
+    ``CLOCK[0]`` outside a pass. A pass asks for the sums of each machine's
+    arguments after the machines it needs trained, so it computes each
+    node's sums once, from its parents'.
+    """
+    states = versions = 0
+    for node in nodes:
+        found = node._stamp
+        if found is None or found[0] is not token:
+            # Inline, the common case (a source; a node whose parents have theirs): no call on a refit's path.
+            if node.kind == "source":
+                found = node._stamp = (token, 0, node.version)
+            else:
+                found = None
+                node_states = node_versions = 0
+                for parent in node.parents:
+                    have = parent._stamp
+                    if have is None or have[0] is not token:
+                        break
+                    node_states += have[1]
+                    node_versions += have[2]
+                else:
+                    if node.kind == "dynamic":
+                        node_states += node.machine._state
+                    found = node._stamp = (token, node_states, node_versions)
+                if found is None:
+                    found = _stamp(node, token)
+        states += found[1]
+        versions += found[2]
+    return states, versions
+
+
+def _stamp(node: Node, token: object) -> tuple[object, int, int]:
+    """``node._stamp`` for ``token``, computed from its parents' (theirs first, when they lack one): iteratively,
+    visiting only the nodes without sums for ``token``."""
+    stack = [node]
+    while stack:
+        item = stack[-1]
+        found = item._stamp
+        if found is not None and found[0] is token:  # met twice
+            stack.pop()
+            continue
+        missing = [p for p in item.parents if p._stamp is None or p._stamp[0] is not token]
+        if missing:
+            stack.extend(missing)
+            continue
+        stack.pop()
+        kind = item.kind
+        if kind == "source":
+            item._stamp = (token, 0, item.version)
+            continue
+        states = versions = 0
+        for parent in item.parents:
+            states += parent._stamp[1]
+            versions += parent._stamp[2]
+        if kind == "dynamic":
+            states += item.machine._state
+        item._stamp = (token, states, versions)
+    return node._stamp
 
 
 #: The operation of a node that takes a machine's training output, and the method that gives it.

@@ -26,7 +26,7 @@ from wirework.graph.cache import FitCache
 from wirework.graph.data import describe
 from wirework.graph.nodes import apply_failure
 from wirework.graph import topology
-from wirework.graph.topology import state_of, version_of
+from wirework.graph.topology import post_order
 
 if TYPE_CHECKING:  # pragma: no cover
     from wirework.graph.machines import Machine
@@ -39,20 +39,21 @@ class TrainingValues:
     """Values of nodes on the training data, kept between fit passes.
 
     Each value is stamped with the states of the machines and the versions of
-    the sources upstream of its node; it is reused only while the stamp is
-    unchanged. Source values are never kept (the data stays the caller's).
+    the sources upstream of its node (their sums: see
+    :func:`~wirework.graph.topology.stamps`); it is reused only while the
+    stamp is unchanged. Source values are never kept (the data stays the
+    caller's).
     """
 
     def __init__(self) -> None:
         self._values: dict[Node, tuple[tuple, Any]] = {}
-        self._upstream: dict[Node, tuple[tuple, tuple]] = {}
 
-    def stamp(self, node: Node) -> tuple:
-        upstream = self._upstream.get(node)
-        if upstream is None:
-            upstream = self._upstream[node] = topology.upstream([node])
-        machines, sources = upstream
-        return tuple(map(state_of, machines)), tuple(map(version_of, sources))
+    def stamp(self, node: Node, token: object) -> tuple:
+        """``node``'s stamp now, in the fit pass of ``token`` (``FitPass.token``)."""
+        found = node._stamp
+        if found is None or found[0] is not token:
+            return topology.stamps((node,), token)
+        return found[1], found[2]
 
     def get(self, node: Node, stamp: tuple) -> tuple[bool, Any]:
         entry = self._values.get(node)
@@ -78,11 +79,15 @@ class FitPass:
         self.cache = cache
         self.store = store
         self.failed: Node | None = None  # the node whose value last raised, for the error that names it
+        # what the stamps of this pass's nodes are valid for (see topology.stamps): this pass alone
+        self.token = object()
 
     def value(self, node: Node) -> Any:
         """Value of ``node`` on the training data, each ancestor computed at most once.
 
-        A value kept in the store is taken without visiting its ancestors.
+        A value kept in the store, or computed already in this pass, is taken
+        without visiting its ancestors: a pass over a network visits each node
+        once, however deep it is.
         """
         memo, store = self.memo, self.store
         if node in memo:
@@ -91,18 +96,18 @@ class FitPass:
             value = memo[node] = node._compute(memo, None)
             return value
         if store is not None:
-            found, value = store.get(node, store.stamp(node))
+            found, value = store.get(node, store.stamp(node, self.token))
             if found:
                 memo[node] = value
                 return value
-        for item in node._ancestry():
+        for item in post_order([node], self._unknown_parents):
             if item in memo:
                 continue
             if item.kind == "source":
                 memo[item] = item._compute(memo, None)
                 continue
             if store is not None:
-                stamp = store.stamp(item)
+                stamp = store.stamp(item, self.token)
                 found, value = store.get(item, stamp)
                 if found:
                     memo[item] = value
@@ -116,6 +121,11 @@ class FitPass:
                 store.put(item, stamp, value)
             memo[item] = value
         return memo[node]
+
+    def _unknown_parents(self, node: Node) -> list[Node]:
+        """The parents of ``node`` without a value in this pass yet: what :meth:`value` walks to."""
+        memo = self.memo
+        return [parent for parent in node.parents if parent not in memo]
 
     def output(self, node: Node) -> Any:
         """:meth:`value` of a node no machine trains on (a composite's report, its ``fit_transform`` output).
@@ -140,8 +150,10 @@ class FitPass:
         is cached there; transformer outputs do not (they are as large as the
         data, and cheap to recompute next to what keeping them would cost).
         """
+        if item.kind != "dynamic":
+            return item._compute(self.memo, None)
         cache = self.cache
-        if cache is not None and item.kind == "dynamic" and item.operation in _KEPT_OPERATIONS:
+        if cache is not None and item.operation in _KEPT_OPERATIONS:
             machine = item.machine
             fit_key = getattr(machine, "_fit_key", None)
             if fit_key is not None:
@@ -150,9 +162,9 @@ class FitPass:
                     machine._fitted,
                     item.operation,
                     self.memo[item.parents[0]],
-                    lambda: item._compute(self.memo, None),
+                    lambda: item._compute(self.memo, None, self.token),
                 )
-        return item._compute(self.memo, None)
+        return item._compute(self.memo, None, self.token)
 
 
 #: Operations whose training-pass values a fit cache keeps with the fit (see ``FitPass._compute``).
