@@ -109,30 +109,73 @@ def test_report_and_fitted_params():
 
 
 class SharedName(RegressorMixin, ww.Composite):
-    """Two machines under one name (or a name that is an unnamed machine's number in report_)."""
+    """Two machines, named or not as ``names`` says, and a report node named ``report``."""
 
-    def __init__(self, names=("model", "model")):
+    def __init__(self, names=("model", "model"), report="mean"):
         self.names = names
+        self.report = report
 
     def network(self, X, y=None):
         first = ww.machine(Ridge(), X, y, name=self.names[0]).predict(X)
         second = ww.machine(Lasso(), X, y, name=self.names[1]).predict(X)
-        return ww.Signature(predict=ww.mean(first, second))
+        average = ww.mean(first, second)
+        return ww.Signature(predict=average, report={self.report: ww.node(np.mean, average)})
+
+
+def keyed(model):
+    """``report_()["machines"]`` and ``fitted_params_()`` as ``{key: model class}`` (the same for both)."""
+    reports = {key: report["model"] for key, report in model.report_()["machines"].items()}
+    assert reports == {key: type(fitted).__name__ for key, fitted in model.fitted_params_().items()}
+    return reports
+
+
+def test_machines_given_one_name_are_refused_rather_than_hidden_from_the_report():
+    model = SharedName(("model", "model"))
+    shown = r"2 machines named 'model': Machine 'model' \(Ridge\), Machine 'model' \(Lasso\)"
+    with pytest.raises(ww.GraphError, match=rf"SharedName.network\(\) has {shown}\. report_\(\) and fitted_params_"):
+        model.fit(X_DATA, Y_DATA)
+    assert keyed(model.set_params(names=("ridge", "lasso")).fit(X_DATA, Y_DATA)) == {"ridge": "Ridge", "lasso": "Lasso"}
 
 
 @pytest.mark.parametrize(
-    ("names", "shown"),
+    ("names", "keys"),
     [
-        (("model", "model"), r"2 machines named 'model': Machine 'model' \(Ridge\), Machine 'model' \(Lasso\)"),
-        ((None, "m1"), r"2 machines named 'm1': Machine \(Ridge\) \(unnamed: m1\), Machine 'm1' \(Lasso\)"),
+        ((None, None), {"m1": "Ridge", "m2": "Lasso"}),  # unnamed, of one class or not: numbered, never shared
+        ((None, "m1"), {"m1_": "Ridge", "m1": "Lasso"}),  # the name given wins; the number made up gives way
+        (("m2", None), {"m2": "Ridge", "m2_": "Lasso"}),
+        (("m2_", None), {"m2_": "Ridge", "m2": "Lasso"}),  # no clash: the number stays
+        ((None, "m1_"), {"m1": "Ridge", "m1_": "Lasso"}),
     ],
 )
-def test_machines_sharing_a_name_are_refused_rather_than_hidden_from_the_report(names, shown):
-    model = SharedName(names)
-    with pytest.raises(ww.GraphError, match=rf"SharedName.network\(\) has {shown}\. report_\(\) and fitted_params_"):
-        model.fit(X_DATA, Y_DATA)
-    model.set_params(names=("ridge", "lasso")).fit(X_DATA, Y_DATA)
-    assert set(model.report_()["machines"]) == set(model.fitted_params_()) == {"ridge", "lasso"}
+def test_the_key_made_up_for_an_unnamed_machine_gives_way_to_a_name_given(names, keys):
+    """As scikit-learn numbers the step names it makes up (make_pipeline(StandardScaler(), StandardScaler()):
+    standardscaler-1, standardscaler-2) and refuses only duplicates among names given to it, an unnamed
+    machine's m<k> beside a machine you named m<k> becomes m<k>_ (a recipe's own machine gives way alike:
+    "final_" beside a learner "final"), where the network was refused."""
+    model = SharedName(names).fit(X_DATA, Y_DATA)
+    assert keyed(model) == keys
+    assert list(model.report_()) == ["machines", "mean"]
+
+
+def test_a_report_node_is_named_apart_from_the_machines_but_not_machines():
+    """Report values sit beside ``"machines"`` in report_(), the machines' reports under it: a report node may
+    take a machine's name, not ``"machines"``, whose value would replace every machine's report."""
+    model = SharedName(("ridge", "lasso"), report="ridge").fit(X_DATA, Y_DATA)
+    report = model.report_()
+    assert report["ridge"] == pytest.approx(np.mean(model.predict(X_DATA)))
+    assert report["machines"]["ridge"]["model"] == "Ridge"
+    with pytest.raises(ww.GraphError, match=r"report= names a node 'machines', but a composite's report_\(\) keeps"):
+        model.set_params(report="machines").fit(X_DATA, Y_DATA)
+    X = ww.source(name="X")
+    with pytest.raises(ww.GraphError, match="Give the node another name"):
+        ww.Signature(predict=X, report={"machines": X})
+
+
+def test_a_composite_inside_another_is_one_machine_of_it_with_its_own_report():
+    inner = ww.Pipeline([("scale", StandardScaler()), ("ridge", Ridge())])
+    outer = ww.Pipeline([("scale", StandardScaler()), ("inner", inner)]).fit(X_DATA, Y_DATA)
+    assert keyed(outer) == {"scale": "StandardScaler", "inner": "Pipeline"}  # the inner "scale" is not the outer's
+    assert keyed(outer.fitted_params_()["inner"]) == {"scale": "StandardScaler", "ridge": "Ridge"}
 
 
 def test_operations_appear_exactly_when_the_signature_provides_them():

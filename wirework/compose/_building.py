@@ -26,6 +26,7 @@ from wirework.graph.nodes import Source, source
 from wirework.graph.topology import ancestry, training_order, upstream_sources
 from wirework.graph.training import TrainingValues
 from wirework.compose._hyperparams import is_estimator
+from wirework.compose._named import machine_keys
 from wirework.compose.signature import Signature
 
 __all__: list[str] = []
@@ -264,14 +265,15 @@ class _ComposedNetwork:
         return {}
 
     def _refuse_shared_names(self, machines: list[Machine]) -> None:
-        """Raise unless each machine has a key of its own in :meth:`report_` and :meth:`fitted_params_` (its
-        name, or ``m<k>`` for the ``k``-th in training order when unnamed): a key shared would hide a machine,
-        and a recipe's fitted attributes, which look machines up by name, could give another's model."""
-        keys = [_name(m, k) for k, m in enumerate(machines, start=1)]
+        """Raise unless each machine has a key of its own in :meth:`report_` and :meth:`fitted_params_` (see
+        :func:`~wirework.compose._named.machine_keys`: only names given to two machines are shared): a key shared
+        would hide a machine, and a recipe's fitted attributes, which look machines up by name, could give
+        another's model."""
+        keys = machine_keys(machines)
         if len(set(keys)) == len(keys):
             return
         key = next(key for key in keys if keys.count(key) > 1)
-        shown = [m._title() + ("" if m.name else f" (unnamed: {key})") for m, k in zip(machines, keys) if k == key]
+        shown = [m._title() for m, k in zip(machines, keys) if k == key]
         raise GraphError(
             f"{type(self).__name__}.network() has {len(shown)} machines named {key!r}: {', '.join(shown)}. "
             "report_() and fitted_params_() name each machine, so names must differ. Give each its own name "
@@ -340,6 +342,3 @@ class _ComposedNetwork:
             return False
         return isinstance(trial, Signature) and operation in trial
 
-
-def _name(machine: Machine, position: int) -> str:
-    return machine.name or f"m{position}"

@@ -10,8 +10,8 @@ pair is skipped, as scikit-learn's stacking and voting estimators skip it.
 
 from __future__ import annotations
 
-from collections.abc import Iterable
-from typing import Any
+from collections.abc import Iterable, Sequence
+from typing import TYPE_CHECKING, Any
 
 from sklearn.utils import Bunch
 
@@ -23,7 +23,10 @@ except ImportError:  # scikit-learn < 1.7
 from wirework.errors import ArgumentError, GraphError
 from wirework.graph.data import describe
 
-__all__ = ["NamedEstimators", "TrainedEstimators", "check_named", "dropped", "unclaimed"]
+if TYPE_CHECKING:  # pragma: no cover
+    from wirework.graph.machines import Machine
+
+__all__ = ["NamedEstimators", "TrainedEstimators", "check_named", "dropped", "machine_keys", "unclaimed"]
 
 
 def check_named(owner: str, attribute: str, pairs: Any, reserved: Iterable[str] = ()) -> list[tuple[str, Any]]:
@@ -144,6 +147,27 @@ def unclaimed(name: str, claimed: Iterable[str]) -> str:
     while name in taken:
         name += "_"
     return name
+
+
+def machine_keys(machines: Sequence[Machine]) -> list[str]:
+    """The key of each of ``machines`` (a network's, in training order) in a composite's ``report_()["machines"]``
+    and ``fitted_params_()``: its name, or ``m<k>`` for the ``k``-th when unnamed.
+
+    A name given to a machine is its key, so two machines given one name
+    share it (the composite refuses them, as scikit-learn refuses two steps
+    given one name). A key made up for an unnamed machine gives way to a
+    name given to another, by :func:`unclaimed`'s rule: ``m1_`` beside a
+    machine named ``m1`` (as scikit-learn numbers the names it makes up,
+    never the names given to it).
+    """
+    given = {machine.name for machine in machines if machine.name}
+    keys = []
+    for k, machine in enumerate(machines, start=1):
+        key = machine.name or f"m{k}"
+        if not machine.name and key in given:
+            key = unclaimed(key, given)
+        keys.append(key)
+    return keys
 
 
 def _is_pair(item: Any) -> bool:

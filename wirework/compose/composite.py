@@ -46,9 +46,10 @@ from wirework.errors import ArgumentError, NotTrainedError, kind_name
 from wirework.graph.fingerprint import tokenize
 from wirework.graph.nodes import Source
 from wirework.graph.training import FitPass, fit_pass
-from wirework.compose._building import _Built, _ComposedNetwork, _layout, _name, _quick_key, _skeleton
+from wirework.compose._building import _Built, _ComposedNetwork, _layout, _quick_key, _skeleton
 from wirework.compose._checks import _ComposedChecks, _classes, _unusable, learns_several_targets
 from wirework.compose._hyperparams import _ComposedParams, is_estimator
+from wirework.compose._named import machine_keys
 from wirework.compose._outputs import _ComposedOutputs, _has_parameter
 from wirework.compose.signature import Signature
 
@@ -461,7 +462,7 @@ class Composite(
     def fitted_params_(self) -> dict[str, Any]:
         """The trained estimator of each machine, by machine name (``m1``… when unnamed)."""
         self._ready()
-        return {_name(m, k): m.fitted_model for k, m in enumerate(self.machines_, start=1)}
+        return dict(zip(machine_keys(self.machines_), (m.fitted_model for m in self.machines_)))
 
     def _trained(self, names: list[str]) -> dict[str, Any]:
         """The trained models of the machines ``names`` (scikit-learn's fitted attributes of the recipes); none
@@ -485,7 +486,7 @@ class Composite(
         if "machines_" not in self.__dict__:
             self._ready()  # never fitted: says so
         return {
-            "machines": {_name(m, k): m.report() for k, m in enumerate(self.machines_, start=1)},
+            "machines": dict(zip(machine_keys(self.machines_), (m.report() for m in self.machines_))),
             **self.__dict__.get("report_values_", {}),
         }
 

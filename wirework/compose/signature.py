@@ -24,7 +24,8 @@ class Signature(Mapping):
     returns, for a network that transforms only its training data
     (``mach.fit_transform(X)`` of a ``TSNE``).
     ``report`` names extra nodes whose training-data values a composite
-    keeps after ``fit`` (see ``Composite.report_()``).
+    keeps after ``fit`` (see ``Composite.report_()``): any name but
+    ``"machines"``, the key of the machines' reports there.
 
     Examples
     --------
@@ -83,6 +84,11 @@ class Signature(Mapping):
                 raise ArgumentError(
                     f"Expected report= to map names (str) to nodes. Received {describe(key)} -> {describe(value)}."
                 )
+        if "machines" in report:  # a name given by you: refused rather than changed (see Composite.report_)
+            raise GraphError(
+                "report= names a node 'machines', but a composite's report_() keeps its machines' reports under "
+                "that key, which the node's value would replace. Give the node another name."
+            )
         self.report = report
 
     def __getitem__(self, operation: str) -> Node:
