@@ -21,18 +21,18 @@ import threading
 
 import numpy as np
 import pytest
+from _outliers import assert_float32_scores, assert_unknown_method_refused, run_outputs
 from _tree_rows import edge_rows, tree_thresholds
 from sklearn.covariance import EllipticEnvelope
 from sklearn.datasets import load_breast_cancer, load_diabetes, load_wine
 from sklearn.ensemble import IsolationForest
 from sklearn.ensemble._iforest import _average_path_length, _parallel_compute_tree_depths
+from sklearn.linear_model import SGDOneClassSVM
 from sklearn.neighbors import LocalOutlierFactor
 from sklearn.preprocessing import StandardScaler
-from sklearn.svm import OneClassSVM
 
 import wirework as ww
 from wirework.errors import ExportError
-from wirework.export.builder import GraphBuilder
 from wirework.export.sklearn_iforest import convert_isolation_forest
 
 OUTPUTS = ["predict", "decision_function", "score_samples"]
@@ -44,12 +44,6 @@ SETTINGS = {
     "bootstrap_contamination": {"bootstrap": True, "max_features": 0.7, "contamination": 0.1},
     "all_samples_int_features": {"max_samples": 1.0, "max_features": 3, "contamination": 0.3},
 }
-
-
-def _outputs(exported, X) -> dict[str, np.ndarray]:
-    runtime = ww.onnx.session(exported)
-    names = [o.name for o in runtime.get_outputs()]
-    return dict(zip(names, runtime.run(None, ww.onnx.feed(exported, X))))
 
 
 def _depth_sums(model, X) -> np.ndarray:
@@ -99,7 +93,7 @@ def test_isolation_forest_matches_natively(data, setting):
     rows = _probe_rows(model, X)
     exported = ww.to_onnx(model)
     assert [o.name for o in exported.graph.output] == OUTPUTS
-    out = _outputs(exported, rows)
+    out = run_outputs(exported, rows)
     np.testing.assert_array_equal(out["predict"], model.predict(rows))
     assert out["predict"].dtype == np.int64 and set(np.unique(out["predict"])) <= {-1, 1}
     # scikit-learn's depth sums and arithmetic, bit for bit, with the C library's pow
@@ -143,7 +137,7 @@ def test_a_row_whose_score_is_the_offset_is_an_inlier_as_natively(dtype):
     on_offset = model.decision_function(X) == 0
     assert on_offset.sum() == 1
     rows = X.astype(np.float32).astype(np.float64) if dtype == "float32" else X
-    out = _outputs(ww.to_onnx(model, dtype=dtype), rows.astype(dtype))
+    out = run_outputs(ww.to_onnx(model, dtype=dtype), rows.astype(dtype))
     np.testing.assert_array_equal(out["predict"], model.predict(rows))
     assert out["predict"][on_offset].tolist() == [1]
 
@@ -154,15 +148,12 @@ def test_a_float32_file_labels_every_float32_row_as_natively(data):
     model = IsolationForest(max_samples=0.5, max_features=0.6, contamination=0.1, random_state=0).fit(X)
     rows = _probe_rows(model, X).astype(np.float32)
     exported = ww.to_onnx(model, dtype="float32")  # no PrecisionWarning: scikit-learn casts to float32 itself
-    out = _outputs(exported, rows)
+    out = run_outputs(exported, rows)
     native = rows.astype(np.float64)
     np.testing.assert_array_equal(out["predict"], model.predict(native))
     np.testing.assert_array_equal(out["predict"], model.predict(rows))
     # the depth sums are float64 as natively, the scores the float32 values of the float64 file's
-    for method in ("score_samples", "decision_function"):
-        assert out[method].dtype == np.float32
-        expected = getattr(model, method)(native)
-        assert np.all(np.abs(out[method] - expected) <= np.spacing(np.abs(expected).astype(np.float32)))
+    assert_float32_scores(out, model, rows)
 
 
 def test_trees_of_one_row_score_every_row_minus_one_half():
@@ -182,7 +173,7 @@ def test_a_pipeline_ending_in_an_isolation_forest_exports_whole():
     report = ww.onnx.check_parity(pipe, exported, X)
     assert report.outputs["predict"].rows_differ == 0
     assert report.outputs["score_samples"].max_abs <= 1.2e-16
-    out = _outputs(exported, X)
+    out = run_outputs(exported, X)
     assert _ulps(out["score_samples"], pipe.score_samples(X)).max() <= 1.0
     # a network of the same machines, given by its signature
     X_node = ww.source(X, name="X")
@@ -207,29 +198,22 @@ def test_the_file_is_deterministic_with_one_ensemble():
 def test_an_unknown_method_is_refused():
     X, _ = load_wine(return_X_y=True)
     model = IsolationForest(n_estimators=3, random_state=0).fit(X)
-    g = GraphBuilder("float64")
-    x = g.add_input("X", np.float64, [None, X.shape[1]])
-    with pytest.raises(ExportError, match=r"IsolationForest exports \('predict', 'decision_function', "
-                                          r"'score_samples'\). Received method 'predict_proba'"):
-        convert_isolation_forest(model, "predict_proba", g, x)
-    with pytest.raises(ExportError, match=r"cannot export predict_proba; its converter exports predict, "
-                                          r"decision_function, score_samples"):
-        ww.to_onnx(model, methods=["predict_proba"])
+    assert_unknown_method_refused(model, convert_isolation_forest, "predict_proba")
 
 
 @pytest.mark.parametrize(
-    "detector",
-    [OneClassSVM(), LocalOutlierFactor(novelty=True), EllipticEnvelope(random_state=0)],
-    ids=["one_class_svm", "local_outlier_factor", "elliptic_envelope"],
+    "detector", [LocalOutlierFactor(novelty=True), EllipticEnvelope(random_state=0), SGDOneClassSVM(random_state=0)],
+    ids=["local_outlier_factor", "elliptic_envelope", "sgd_one_class_svm"],
 )
 def test_other_outlier_detectors_are_refused_saying_so(detector):
+    # OneClassSVM exports now (tests/export/test_sklearn_kernels.py)
     X, _ = load_wine(return_X_y=True)
     X = StandardScaler().fit_transform(X)
     name = type(detector).__name__
     detector.fit(X)
     with pytest.raises(ExportError, match=rf"{name}: cannot export any method; .* {name} is an outlier detector: "
-                                          r".* only IsolationForest; .* Replace it \(by an IsolationForest, say\), "
-                                          r"or export the network up to it"):
+                                          r".* IsolationForest and OneClassSVM only; .* Replace it "
+                                          r"\(by one of those two, say\), or export the network up to it"):
         ww.to_onnx(detector)
     X_node = ww.source(X, name="X")
     node = ww.machine(detector, X_node).predict(X_node)

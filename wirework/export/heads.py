@@ -57,9 +57,10 @@ def labels(g: GraphBuilder, probabilities: str, classes: Any) -> str:
     return class_at(g, g.op("ArgMax", [probabilities], axis=1, keepdims=0, hint="class_index"), classes)
 
 
-def binary_labels(g: GraphBuilder, raw: str, classes: Any, *, strict: bool) -> str:
-    """``classes[1]`` where the ``[N, 1]`` (or 1-D) raw score is ``> 0`` (``strict``) or ``>= 0``, else ``classes[0]``."""
-    zero = g.const(np.zeros(1), "zero")
+def binary_labels(g: GraphBuilder, raw: str, classes: Any, *, strict: bool, dtype: Any = None) -> str:
+    """``classes[1]`` where the ``[N, 1]`` (or 1-D) raw score is ``> 0`` (``strict``) or ``>= 0``, else ``classes[0]``;
+    ``dtype``: the score's, when it is not the graph's."""
+    zero = g.const(np.zeros(1), "zero", dtype=dtype)
     positive = g.op("Greater" if strict else "GreaterOrEqual", [vector(g, raw), zero], hint="positive")
     return class_at(g, g.cast(positive, np.int64), classes)
 

@@ -1,4 +1,4 @@
-"""Kernel machines in either precision: ``SVR``, ``NuSVR``, ``SVC``, ``NuSVC`` and ``KernelRidge``.
+"""Kernel machines in either precision: ``SVR``, ``NuSVR``, ``SVC``, ``NuSVC``, ``OneClassSVM`` and ``KernelRidge``.
 
 skl2onnx writes ``SVR`` with the ``SVMRegressor`` operator, which ONNX
 Runtime runs in float32 only, and has no ``KernelRidge``. Here the kernel
@@ -9,9 +9,23 @@ coefficients and shifted by the intercept: ``linear``, ``poly``, ``rbf`` and
 (``predict``) and scikit-learn's ``decision_function`` (one-vs-rest by
 default); with ``probability=True`` they give libsvm's Platt probabilities,
 coupled as its ``multiclass_probability`` couples them (an ONNX ``Loop`` of
-its rounds). The products and the exponential round otherwise than
-libsvm's loops and NumPy's ``exp``, so predictions agree within about 1e-15
-relative, not bit for bit.
+its rounds).
+
+The libsvm models' kernels are libsvm's ``k_function`` step by step (scikit-learn
+1.9's copy, which takes its dot products from BLAS ``ddot``): a dot product
+is a ``MatMul`` (ONNX Runtime's adds each product with a fused multiply-add,
+left to right, as OpenBLAS's ``ddot`` does below 16 columns), ``poly`` is
+``powi``'s products (``(gamma * dot + coef0)`` squared and multiplied as the
+bits of ``degree`` say), ``rbf`` adds the squared differences column by
+column before ``exp``. ``SVR``, ``NuSVR`` and ``OneClassSVM`` then add
+``dual_coef * k`` support vector after support vector (a ``CumSum``) and
+subtract ``rho``, as ``svm_predict_values`` does. So ``linear`` and ``poly``
+kernels on fewer than 16 columns give libsvm's numbers bit for bit; from 16
+columns OpenBLAS adds the products in its SIMD kernel's order (which depends
+on the CPU), and ONNX Runtime's ``Exp`` and ``Tanh`` are not the C library's
+(``rbf``, ``sigmoid``): there the results agree within about 1e-15 relative
+to the terms added. ``KernelRidge`` follows scikit-learn's pairwise kernels
+instead (``|x|^2 - 2 x.r + |r|^2``, ``Pow``, a matrix product).
 """
 
 from __future__ import annotations
@@ -20,50 +34,129 @@ from typing import Any
 
 import numpy as np
 from sklearn.kernel_ridge import KernelRidge
-from sklearn.svm import SVC, SVR, NuSVC, NuSVR
+from sklearn.svm import SVC, SVR, NuSVC, NuSVR, OneClassSVM
 
 from wirework.errors import ExportError
 from wirework.export.builder import GraphBuilder
-from wirework.export.heads import class_at
+from wirework.export.heads import binary_labels, class_at
 from wirework.export.registry import register
+from wirework.export.sklearn_trees import shared_scores
 
 __all__: list[str] = []
 
 _KERNELS = ("linear", "poly", "rbf", "sigmoid")
+_OUTLIER_METHODS = ("predict", "decision_function", "score_samples")
 
 
-def _kernel(g: GraphBuilder, x: str, rows: np.ndarray, kernel: Any, gamma: float, degree: float, coef0: float) -> str:
-    """``k(x_i, rows_j)`` for each input row and each of ``rows``: ``[N, len(rows)]``."""
+def _kernel(
+    g: GraphBuilder, x: str, rows: np.ndarray, kernel: Any, gamma: float, degree: float, coef0: float, *,
+    libsvm: bool = False, dtype: Any = None,
+) -> str:
+    """``k(x_i, rows_j)`` for each input row and each of ``rows``: ``[N, len(rows)]``, in ``dtype`` (default: the
+    graph's). ``libsvm``: as libsvm's ``k_function`` computes it (see the module's notes); else as scikit-learn's
+    pairwise kernels do."""
     if not isinstance(kernel, str) or kernel not in _KERNELS:
         raise ExportError(
             f"A kernel machine with kernel={kernel!r} cannot be exported; the exported kernels are "
             f"{', '.join(_KERNELS)}."
         )
     rows = np.asarray(rows, dtype=np.float64)
-    products = g.op("MatMul", [x, g.const(rows.T, "rows_t")], hint="products")
+
+    def const(value: Any, hint: str) -> str:
+        return g.const(value, hint, dtype=dtype)
+
+    if kernel == "rbf" and libsvm:  # the squared differences added column by column, then exp(-gamma * sum)
+        squared = None
+        for j in range(rows.shape[1]):
+            difference = g.op("Sub", [g.columns(x, j, j + 1), const(rows[:, j].reshape(1, -1), "rows_column")])
+            term = g.op("Mul", [difference, difference], hint="squared_difference")
+            squared = term if squared is None else g.op("Add", [squared, term], hint="distances")
+        return g.op("Exp", [g.op("Mul", [squared, const(-float(gamma), "minus_gamma")])], hint="kernel")
+    products = g.op("MatMul", [x, const(rows.T, "rows_t")], hint="products")
     if kernel == "linear":
         return products
     if kernel == "rbf":  # -gamma * (|x|^2 - 2 x.r + |r|^2), not below 0 before scaling, then exp
         norms = g.op("ReduceSum", [g.op("Mul", [x, x]), g.const([1], "axis")], keepdims=1, hint="input_norms")
-        squared = g.op("Add", [g.op("Mul", [g.const(-2.0, "minus_two"), products]), norms], hint="distances")
-        row_norms = g.const((rows * rows).sum(axis=1).reshape(1, -1), "row_norms")
+        squared = g.op("Add", [g.op("Mul", [const(-2.0, "minus_two"), products]), norms], hint="distances")
+        row_norms = const((rows * rows).sum(axis=1).reshape(1, -1), "row_norms")
         squared = g.op("Add", [squared, row_norms], hint="distances")
-        squared = g.op("Max", [squared, g.const(0.0, "zero")], hint="distances")
-        return g.op("Exp", [g.op("Mul", [squared, g.const(-float(gamma), "minus_gamma")])], hint="kernel")
-    scaled = g.op("Add", [g.op("Mul", [products, g.const(float(gamma), "gamma")]), g.const(float(coef0), "coef0")])
-    if kernel == "poly":
-        return g.op("Pow", [scaled, g.const(float(degree), "degree")], hint="kernel")
-    return g.op("Tanh", [scaled], hint="kernel")
+        squared = g.op("Max", [squared, const(0.0, "zero")], hint="distances")
+        return g.op("Exp", [g.op("Mul", [squared, const(-float(gamma), "minus_gamma")])], hint="kernel")
+    scaled = g.op("Add", [g.op("Mul", [products, const(float(gamma), "gamma")]), const(float(coef0), "coef0")])
+    if kernel == "sigmoid":
+        return g.op("Tanh", [scaled], hint="kernel")
+    if not libsvm:
+        return g.op("Pow", [scaled, const(float(degree), "degree")], hint="kernel")
+    if int(degree) == 0:  # libsvm's powi(base, 0): 1 everywhere
+        return g.op("Expand", [const(1.0, "one"), g.op("Shape", [scaled])], hint="kernel")
+    return _powi(g, scaled, int(degree))
+
+
+def _powi(g: GraphBuilder, base: str, times: int) -> str:
+    """libsvm's ``powi(base, times)`` for ``times >= 1``: ``ret *= tmp`` for each set bit of ``times`` from the
+    lowest, ``tmp`` squared between them."""
+    power, result = base, None
+    while times > 0:
+        if times % 2 == 1:
+            result = power if result is None else g.op("Mul", [result, power], hint="kernel")
+        times //= 2
+        if times > 0:
+            power = g.op("Mul", [power, power], hint="power")
+    return result
+
+
+def _libsvm_kernel(g: GraphBuilder, x: str, model: Any, dtype: Any = None) -> str:
+    """The kernel of a fitted libsvm model between the input and its support vectors, as libsvm computes it."""
+    name = type(model).__name__
+    if model.kernel == "precomputed" or callable(model.kernel):
+        raise ExportError(f"A {name} with a precomputed or callable kernel cannot be exported.")
+    if getattr(model, "_sparse", False):
+        raise ExportError(
+            f"A {name} fit on a sparse matrix cannot be exported: libsvm's sparse kernels add the products of "
+            "the nonzero entries only, in another order. Fit it on a dense array (X.toarray())."
+        )
+    return _kernel(g, x, model.support_vectors_, model.kernel, model._gamma, model.degree, model.coef0,
+                   libsvm=True, dtype=dtype)
+
+
+def _libsvm_sum(g: GraphBuilder, model: Any, x: str, dtype: Any = None) -> str:
+    """``[N, 1]``: libsvm's ``svm_predict_values`` for regression and one-class models, ``sum += dual_coef[i] *
+    k(x, SV[i])`` support vector after support vector from 0 (a ``CumSum`` adds left to right), then ``sum -=
+    rho`` (``_intercept_`` is ``-rho``)."""
+    values = _libsvm_kernel(g, x, model, dtype)
+    coefficients = np.asarray(model._dual_coef_, dtype=np.float64).reshape(1, -1)
+    n = coefficients.shape[1]
+    terms = g.op("Mul", [values, g.const(coefficients, "dual_coef", dtype=dtype)], hint="terms")
+    running = g.op("CumSum", [terms, g.const(np.array(1), "axis")], hint="running_sum")
+    intercept = np.asarray(model._intercept_, dtype=np.float64).reshape(1, 1)
+    return g.op("Add", [g.columns(running, n - 1, n), g.const(intercept, "minus_rho", dtype=dtype)], hint="libsvm")
 
 
 @register(SVR, NuSVR, methods=lambda model: ("predict",))
 def _convert_svr(model: Any, method: str, g: GraphBuilder, x: str) -> str:
-    # libsvm's sum over the support vectors of dual_coef_ * k(x, sv), plus intercept_ (-rho)
-    if model.kernel == "precomputed" or callable(model.kernel):
-        raise ExportError(f"A {type(model).__name__} with a precomputed or callable kernel cannot be exported.")
-    values = _kernel(g, x, model.support_vectors_, model.kernel, model._gamma, model.degree, model.coef0)
-    weighted = g.op("MatMul", [values, g.const(np.asarray(model.dual_coef_, dtype=np.float64).T, "dual_coef")])
-    return g.as_vector(g.op("Add", [weighted, g.const(np.atleast_1d(model.intercept_), "intercept")], hint="svr"))
+    return g.as_vector(_libsvm_sum(g, model, x))
+
+
+@register(OneClassSVM, methods=lambda model: _OUTLIER_METHODS)
+def _convert_one_class_svm(model: Any, method: str, g: GraphBuilder, x: str) -> str:
+    """libsvm's decision value, computed in float64 whatever the export dtype (scikit-learn casts the input to
+    float64): ``decision_function``; ``score_samples = decision_function + offset_``; ``predict`` 1 where the
+    decision value is above 0, else -1, as libsvm's ``(sum > 0) ? 1 : -1`` (a decision of exactly 0 is -1)."""
+    if method not in _OUTLIER_METHODS:
+        raise ExportError(f"OneClassSVM exports {_OUTLIER_METHODS}. Received method {method!r}.")
+    double = np.dtype(np.float64)
+
+    def decision() -> str:
+        inputs = x if g.dtype == double else g.cast(x, double)
+        return g.as_vector(_libsvm_sum(g, model, inputs, double))
+
+    value = shared_scores(g, model, x, decision)
+    if method == "predict":
+        return binary_labels(g, value, np.array([-1, 1]), strict=True, dtype=double)
+    if method == "score_samples":
+        offset = g.const(np.asarray(model.offset_, dtype=np.float64).reshape(1), "offset", dtype=double)
+        value = g.op("Add", [value, offset], hint="score")
+    return value if g.dtype == double else g.cast(value, g.dtype)
 
 
 @register(KernelRidge, methods=lambda model: ("predict",))
@@ -88,8 +181,6 @@ def _svc_methods(model: Any) -> tuple[str, ...]:
 def _convert_svc(model: Any, method: str, g: GraphBuilder, x: str) -> str:
     # libsvm's one-vs-one scores: for classes i < j, the kernel against i's support vectors weighted by
     # dual_coef_[j - 1] plus against j's weighted by dual_coef_[i], minus rho; a vote for i when above 0
-    if model.kernel == "precomputed" or callable(model.kernel):
-        raise ExportError(f"A {type(model).__name__} with a precomputed or callable kernel cannot be exported.")
     classes = model.classes_
     k = len(classes)
     counts = np.asarray(model.n_support_, dtype=np.int64)
@@ -100,7 +191,7 @@ def _convert_svc(model: Any, method: str, g: GraphBuilder, x: str) -> str:
     for p, (i, j) in enumerate(pairs):
         weights[starts[i] : starts[i] + counts[i], p] = coef[j - 1, starts[i] : starts[i] + counts[i]]
         weights[starts[j] : starts[j] + counts[j], p] = coef[i, starts[j] : starts[j] + counts[j]]
-    values = _kernel(g, x, model.support_vectors_, model.kernel, model._gamma, model.degree, model.coef0)
+    values = _libsvm_kernel(g, x, model)
     scores = g.op("MatMul", [values, g.const(weights, "pair_coef")], hint="ovo")
     scores = g.op("Add", [scores, g.const(np.asarray(model._intercept_, dtype=np.float64).reshape(1, -1), "minus_rho")])
     zero = g.const(0.0, "zero")
