@@ -23,7 +23,6 @@ import numpy as np
 import pytest
 from _outliers import assert_float32_scores, assert_unknown_method_refused, run_outputs
 from _tree_rows import edge_rows, tree_thresholds
-from sklearn.covariance import EllipticEnvelope
 from sklearn.datasets import load_breast_cancer, load_diabetes, load_wine
 from sklearn.ensemble import IsolationForest
 from sklearn.ensemble._iforest import _average_path_length, _parallel_compute_tree_depths
@@ -202,18 +201,18 @@ def test_an_unknown_method_is_refused():
 
 
 @pytest.mark.parametrize(
-    "detector", [LocalOutlierFactor(novelty=True), EllipticEnvelope(random_state=0), SGDOneClassSVM(random_state=0)],
-    ids=["local_outlier_factor", "elliptic_envelope", "sgd_one_class_svm"],
+    "detector", [LocalOutlierFactor(novelty=True), SGDOneClassSVM(random_state=0)],
+    ids=["local_outlier_factor", "sgd_one_class_svm"],
 )
 def test_other_outlier_detectors_are_refused_saying_so(detector):
-    # OneClassSVM exports now (tests/export/test_sklearn_kernels.py)
+    # OneClassSVM and EllipticEnvelope export now (tests/export/test_sklearn_kernels.py, test_sklearn_covariance.py)
     X, _ = load_wine(return_X_y=True)
     X = StandardScaler().fit_transform(X)
     name = type(detector).__name__
     detector.fit(X)
     with pytest.raises(ExportError, match=rf"{name}: cannot export any method; .* {name} is an outlier detector: "
-                                          r".* IsolationForest and OneClassSVM only; .* Replace it "
-                                          r"\(by one of those two, say\), or export the network up to it"):
+                                          r".* IsolationForest, OneClassSVM and EllipticEnvelope only; .* Replace it "
+                                          r"\(by one of those three, say\), or export the network up to it"):
         ww.to_onnx(detector)
     X_node = ww.source(X, name="X")
     node = ww.machine(detector, X_node).predict(X_node)

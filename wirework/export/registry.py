@@ -38,6 +38,7 @@ PROVIDERS: dict[str, tuple[str, ...]] = {
         "wirework.export.sklearn_meta",
         "wirework.export.sklearn_kernels",
         "wirework.export.sklearn_iforest",
+        "wirework.export.sklearn_covariance",
     ),
 }
 
@@ -162,7 +163,7 @@ def nothing_exported(model: Any) -> str:
     kind = "an outlier detector" if outlier else "neither a predictor nor a transformer wirework knows"
     return (
         f" {type(model).__name__} is {kind}: wirework exports the predictions, probabilities, scores and "
-        "transforms of predictors and transformers, and of the outlier detectors IsolationForest and OneClassSVM "
-        "only; the others (LocalOutlierFactor, EllipticEnvelope, SGDOneClassSVM...) have no converter. Replace "
-        "it (by one of those two, say), or export the network up to it."
+        "transforms of predictors and transformers, and of the outlier detectors IsolationForest, OneClassSVM "
+        "and EllipticEnvelope only; the others (LocalOutlierFactor, SGDOneClassSVM...) have no converter. Replace "
+        "it (by one of those three, say), or export the network up to it."
     )
