@@ -14,6 +14,7 @@ import sklearn
 from _counting import Counting, fits
 from _probes import CrossFitted
 from sklearn.base import clone
+from sklearn.ensemble import ExtraTreesRegressor
 from sklearn.linear_model import Ridge
 from sklearn.preprocessing import FunctionTransformer, StandardScaler
 
@@ -38,6 +39,34 @@ def test_hit_returns_the_fit_without_calling_fit():
     assert second.fitted_model is first.fitted_model
     assert "(fit found in the cache)" in second.report()["reason"]
     assert cache.stats()["hits"] == 1 and cache.stats()["misses"] == 1 and cache.stats()["entries"] == 1
+
+
+@pytest.mark.parametrize("where", ["memory", "disk"])
+def test_a_forced_fit_calls_the_model_and_replaces_the_cached_fit(tmp_path, where):
+    """force=True took the cached fit (condition 2 ran no fit at all): it now fits, and its fit replaces the entry."""
+    cache = ww.FitCache() if where == "memory" else ww.FitCache(tmp_path)
+    random = Counting(ExtraTreesRegressor(n_estimators=3), tag="trees")  # no random_state: each fit differs
+
+    def predictions(mach):
+        return mach.fitted_model.predict(X_DATA * 1.7 + 0.3)  # off the training rows, which every tree fits
+
+    first = ww.machine(random, X_DATA, Y_DATA).fit(cache=cache)
+    forced = ww.machine(random, X_DATA, Y_DATA).fit(cache=cache, force=True)  # never trained, and forced
+    assert fits() == ["trees", "trees"] and forced.report()["reason"] == "condition 1: never trained"
+    assert not np.array_equal(predictions(forced), predictions(first))
+    first.fit(cache=cache, force=True)
+    assert fits() == ["trees"] * 3 and first.report()["reason"] == "condition 2: forced" and first.state == 2
+    again = ww.machine(random, X_DATA, Y_DATA).fit(cache=cache)  # finds the last forced fit, not the earlier ones
+    assert fits() == ["trees"] * 3 and again.report()["reason"].endswith("(fit found in the cache)")
+    np.testing.assert_array_equal(predictions(again), predictions(first))
+    assert len(cache) == 1 and (cache.hits, cache.misses) == (1, 1)  # a forced fit does not look the cache up
+    if where == "memory":
+        assert again.fitted_model is first.fitted_model
+    X, y = ww.source(X_DATA, name="X"), ww.source(Y_DATA, name="y")
+    node = ww.machine(random, ww.machine(Counting(StandardScaler(), tag="scaler"), X).transform(X), y).predict(X)
+    node.fit(cache=cache)
+    node.fit(cache=cache, force=True)  # every machine upstream fits again
+    assert fits()[3:] == ["scaler", "trees", "scaler", "trees"]
 
 
 def test_one_changed_value_in_the_data_is_a_miss():

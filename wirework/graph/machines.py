@@ -107,7 +107,9 @@ class Machine:
     *skipped* if it is frozen. Otherwise it is **trained from scratch** if
 
     1. it has never been trained;
-    2. ``force=True`` was given;
+    2. ``force=True`` was given: its model's ``fit`` is called even when a
+       fit cache holds an equal training (the cache is not looked up), and
+       the new fit replaces that entry of the cache;
     3. the state of a machine upstream of its training arguments changed
        since its last training (that machine was retrained);
     4. the data of a source upstream of its training arguments changed
@@ -465,8 +467,10 @@ class Machine:
         Parameters
         ----------
         force : bool, default=False
-            Train this machine from scratch (condition 2). Machines upstream
-            of it are trained only if their own rules ask for it.
+            Train this machine from scratch (condition 2), calling its
+            model's ``fit`` even when ``cache`` holds an equal training; the
+            new fit replaces that entry. Machines upstream of it are trained
+            only if their own rules ask for it.
         cache : FitCache, optional
             Reuse fits of equal models on equal data; defaults to the global
             ``cache`` setting (:func:`wirework.set_config`).
@@ -640,7 +644,8 @@ class Machine:
             token = model_token(self.model)
             # a fit by fit_predict is kept apart: its output is labels, not what fit_transform gives
             job.key = run.cache.key(token if how.output != "fit_predict" else tokenize(token, how.output), values)
-            cached = run.cache.get(job.key, with_output=how.output)
+            # condition 2 (forced): the model's fit runs, not looked up; its fit replaces the entry (in _finish)
+            cached = None if force else run.cache.get(job.key, with_output=how.output)
             if cached is not None:
                 fitted, output = cached if how.output else (cached, None)
                 if job.key == self._fit_key and reason.startswith("condition 7"):

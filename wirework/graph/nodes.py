@@ -278,7 +278,9 @@ class Node:
         Parameters
         ----------
         force : bool, default=False
-            Train every machine from scratch (condition 2), frozen ones excepted.
+            Train every machine from scratch (condition 2), frozen ones
+            excepted, calling each model's ``fit`` even when ``cache`` holds
+            an equal training; the new fits replace those entries.
         cache : FitCache, optional
             Reuse fits of equal models on equal data; defaults to the global
             ``cache`` setting (:func:`wirework.set_config`).
