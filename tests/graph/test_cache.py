@@ -7,6 +7,7 @@ import pickle
 import re
 import subprocess
 import sys
+import time
 
 import numpy as np
 import pytest
@@ -19,6 +20,7 @@ from sklearn.linear_model import Ridge
 from sklearn.preprocessing import FunctionTransformer, StandardScaler
 
 import wirework as ww
+from wirework.graph.cache import STALE_SECONDS
 
 RNG = np.random.default_rng(0)
 X_DATA = RNG.normal(size=(50, 3))
@@ -473,6 +475,57 @@ def test_an_entry_of_other_code_is_a_miss_removed_never_a_model_of_another_layou
     assert out.startswith("warned: FitCache entry") and "was written by other code (layout_model: source " in out
     assert out.endswith("condition 1: never trained [1.5]\n")
     assert run() == "condition 1: never trained (fit found in the cache) [1.5]\n"  # stored again, this layout
+
+
+def test_temporary_files_of_writers_that_died_are_removed_and_those_of_live_writers_kept(tmp_path):
+    """A process killed between writing an entry's temporary file and renaming it left the file for good."""
+    cache = ww.FitCache(tmp_path)
+    mach = train(cache)
+    entry = only_entry(tmp_path)
+    other = tmp_path / ("00" if entry.parent.name != "00" else "ff")
+    other.mkdir()
+
+    def left(folder, name, age):
+        path = folder / name
+        path.write_bytes(b"wirework fit cache entry\n{cut short")
+        stamp = time.time() - age
+        os.utime(path, (stamp, stamp))
+        return path
+
+    old = STALE_SECONDS + 60
+    dead = left(entry.parent, f".{entry.stem}.k1ll3d_x.tmp", old)  # named as mkstemp names an entry's
+    dead_elsewhere = left(other, f".{other.name}{'0' * 30}.abc_1234.tmp", old)
+    dead_probe = left(tmp_path, ".wirework-probe-q7x_z2ab", old)
+    writing = [left(entry.parent, f".{entry.stem}.wr1t1ng_.tmp", 5.0), left(other, f".{'1' * 32}.live_123.tmp", 5.0)]
+    foreign = [left(entry.parent, "notes.tmp", old), left(tmp_path, "kept.txt", old)]  # not the cache's: never
+    mach.fit(cache=cache, force=True)  # stores again: the folder it writes in is swept
+    assert not dead.exists() and dead_elsewhere.exists() and dead_probe.exists()
+    cache.clear()
+    assert not dead_elsewhere.exists() and not dead_probe.exists() and len(cache) == 0
+    assert all(path.exists() for path in writing + foreign)
+    bounded = ww.FitCache(tmp_path, max_bytes=2000)
+    for alpha in (1.0, 2.0):
+        train(bounded, alpha=alpha)
+    dead_elsewhere = left(other, dead_elsewhere.name, old)
+    for alpha in (3.0, 4.0):  # past the bound: evicts, and the temporary files of dead writers go too
+        train(bounded, alpha=alpha)
+    assert not dead_elsewhere.exists() and all(path.exists() for path in writing + foreign)
+    assert len(bounded) < 4
+
+
+def test_a_writer_whose_temporary_file_was_taken_for_stale_keeps_its_fit_uncached(tmp_path, monkeypatch):
+    """A writer stalled past STALE_SECONDS, whose file another process removed: its rename fails, nothing else."""
+    real_replace = os.replace
+
+    def swept_first(source, target):
+        os.unlink(source)  # another process's sweep, just before the rename
+        real_replace(source, target)
+
+    monkeypatch.setattr(os, "replace", swept_first)
+    with pytest.warns(ww.FitCacheWarning, match=r"could not store a fitted Counting \(FileNotFoundError: .*kept, but not"):
+        mach = train(ww.FitCache(tmp_path))
+    monkeypatch.undo()
+    assert mach.state == 1 and list(tmp_path.rglob("*.*")) == []
 
 
 def test_entries_another_process_removes_meanwhile_are_skipped(tmp_path, monkeypatch):

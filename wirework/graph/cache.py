@@ -27,7 +27,7 @@ import threading
 import time
 import warnings
 from collections import OrderedDict
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -51,8 +51,10 @@ class FitCache:
         carries the checksum of its pickle and the versions of the code it
         refers to, checked before it is unpickled: an entry cut short,
         corrupted or written by other code is a miss, removed (see
-        :mod:`wirework.graph.entries`). ``None`` keeps entries in this
-        process's memory.
+        :mod:`wirework.graph.entries`). The temporary files of writers that
+        died before renaming them into place are removed once untouched for
+        :data:`STALE_SECONDS`. ``None`` keeps entries in this process's
+        memory.
     max_bytes : int, optional
         Evict the least recently used entries once their pickled sizes add
         up to more than this; a fit larger than this by itself is not
@@ -320,6 +322,7 @@ class FitCache:
                 except BaseException:
                     Path(temporary).unlink(missing_ok=True)
                     raise
+                _remove_stale(path.parent.glob(_TEMP_GLOB))  # left there by writers that died: one listing
             self._evict()
         return None
 
@@ -363,11 +366,19 @@ class FitCache:
             return
         files = self._sized()
         total = sum(size for _, size in files)
+        if total > self.max_bytes:  # short of room: the temporary files of writers that died go too
+            self._remove_stale()
         for path, size in files:
             if total <= self.max_bytes:
                 break
             total -= size
             path.unlink(missing_ok=True)
+
+    def _remove_stale(self) -> None:
+        """Remove the temporary files in the directory that no writer has touched for :data:`STALE_SECONDS`."""
+        assert self.location is not None
+        _remove_stale(self.location.glob("[0-9a-f][0-9a-f]/" + _TEMP_GLOB))
+        _remove_stale(self.location.glob(_PROBE_GLOB))
 
     def _values_size(self, fit_key: str) -> int:
         kept = self._values.get(fit_key)
@@ -402,13 +413,15 @@ class FitCache:
             return len(self._entries), None if None in sizes else sum(sizes), values
 
     def clear(self) -> None:
-        """Remove every entry and reset the counters."""
+        """Remove every entry (on disk, with the temporary files writers that died left, see
+        :data:`STALE_SECONDS`) and reset the counters."""
         with self._lock:
             self._entries.clear()
             self._values.clear()
             if self.location is not None:
                 for path in self._files():
                     path.unlink(missing_ok=True)
+                self._remove_stale()
             self.hits = self.misses = self.value_hits = self.value_misses = 0
 
     def stats(self) -> dict[str, int | None]:
@@ -480,6 +493,26 @@ def _prepare_directory(location: Path) -> None:
         ) from error
 
 
+#: Seconds after which a temporary file of the cache's directory that no writer has touched is taken for the
+#: leftover of a writer that died (killed between writing an entry and renaming it into place) and removed.
+#: By age rather than by the writer's process id: processes of other hosts may share the directory (a network
+#: file system), and a process id says nothing there. A writer alive that long after its last write (stopped, or
+#: on a file system that hung) finds its file gone when it renames it: its fit is kept, not cached, with a
+#: ``FitCacheWarning``; never a half-written entry.
+STALE_SECONDS = 3600.0
+
+
+def _remove_stale(paths: Iterable[Path]) -> None:
+    """Remove those of ``paths`` (temporary files of this cache's own names) untouched for :data:`STALE_SECONDS`."""
+    cutoff = time.time() - STALE_SECONDS
+    for path in paths:
+        try:
+            if path.stat().st_mtime < cutoff:
+                path.unlink()
+        except OSError:  # renamed into place or removed meanwhile, or not ours to remove
+            pass
+
+
 def _remove_if_unchanged(path: Path, stat: os.stat_result | None) -> None:
     """Remove the unusable entry ``path`` unless another process has replaced it since it was read."""
     try:
@@ -493,6 +526,10 @@ def _remove_if_unchanged(path: Path, stat: os.stat_result | None) -> None:
 #: The keys of entries (tokens) and the names of their files: ``<first two characters>/<key>.pkl``.
 _TOKEN = re.compile(r"[0-9a-f]{32}")
 _ENTRY_GLOB = "[0-9a-f][0-9a-f]/" + "[0-9a-f]" * 32 + ".pkl"
+#: The temporary files of entries being written (next to them: ``.<key>.<random>.tmp``), and of the check that
+#: the directory can be written in (at its top).
+_TEMP_GLOB = "." + "[0-9a-f]" * 32 + ".*.tmp"
+_PROBE_GLOB = ".wirework-probe-*"
 
 #: Where an in-memory cache keeps a fit's ``fit_transform`` output among its values (tokens are hexadecimal).
 _OUTPUT = "fit_transform output"
