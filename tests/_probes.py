@@ -137,3 +137,28 @@ class KeepsLock(RegressorMixin, BaseEstimator):
 
     def predict(self, X: Any) -> Any:
         return np.full(len(X), self.mean_)
+
+
+class Logged(RegressorMixin, BaseEstimator):
+    """Adds a line to the file ``log`` each time its fit starts (from any process), then raises ``ValueError``
+    when ``fail`` is true, or ends its process at once (as a worker killed for memory) on the first fit logged
+    when ``die_once`` is true."""
+
+    def __init__(self, log: str = "", fail: bool = False, die_once: bool = False) -> None:
+        self.log = log
+        self.fail = fail
+        self.die_once = die_once
+
+    def fit(self, X: Any, y: Any) -> Logged:
+        with open(self.log, "a") as out:
+            out.write("fit\n")
+        if self.fail:
+            raise ValueError("Logged was told to fail")
+        with open(self.log) as log:
+            if self.die_once and log.read().count("fit") == 1:
+                os._exit(1)
+        self.mean_ = float(np.mean(y))
+        return self
+
+    def predict(self, X: Any) -> Any:
+        return np.full(len(X), self.mean_)

@@ -9,7 +9,7 @@ import time
 import numpy as np
 import pandas as pd
 import pytest
-from _probes import ThreadProbe
+from _probes import Logged, ThreadProbe
 from sklearn.datasets import make_regression
 from sklearn.linear_model import Ridge
 
@@ -39,6 +39,22 @@ def test_a_worker_killed_mid_fit_has_its_fit_retried_elsewhere(dask_client):
     assert np.array_equal(yhat(), expected)
     assert all(m.state == 1 for m in yhat.machines())
     assert pids[0] not in dask_client.run(os.getpid).values()  # that worker did die
+    dask_client.wait_for_workers(2)
+
+
+def test_a_fit_that_raises_runs_once_and_a_fit_whose_worker_dies_runs_again(dask_client, tmp_path):
+    """Dask re-ran a fit that raised (retries=2): three fits for one error, side effects repeated. A fit's
+    error is deterministic; a lost worker is not, and Dask still reschedules its fit."""
+    dask_client.wait_for_workers(2)
+    X_small, y_small = X_DATA[:50], Y_DATA[:50]
+    failing = ww.machine(Logged(log=str(tmp_path / "failing.log"), fail=True), X_small, y_small)
+    with pytest.raises(ww.MachineFitError, match="Logged was told to fail") as info:
+        failing.fit(executor=ww.DaskExecutor(dask_client), verbose=0)
+    assert isinstance(info.value, ValueError)
+    assert (tmp_path / "failing.log").read_text() == "fit\n"
+    dying = ww.machine(Logged(log=str(tmp_path / "dying.log"), die_once=True), X_small, y_small)
+    dying.fit(executor=ww.DaskExecutor(dask_client), verbose=0)
+    assert (tmp_path / "dying.log").read_text() == "fit\n" * 2 and dying.state == 1
     dask_client.wait_for_workers(2)
 
 

@@ -615,9 +615,15 @@ class DaskExecutor(Executor):
     address : str, optional
         A scheduler address to connect to when no client is given. With
         neither, the current default client is used.
-    retries : int, default=2
-        Times Dask re-runs a fit that raised (a worker dying mid-fit is
-        rescheduled by Dask itself on another worker).
+    retries : int, default=0
+        Times Dask runs again a fit that raised. A model's error is
+        deterministic (the same model on the same data raises again), and a
+        fit run again repeats its side effects, so by default a fit that
+        raises fails its machine at once; give retries only for fits that
+        may fail by chance (reading from a network, say). A worker dying
+        mid-fit is another matter: Dask reschedules its fit on another
+        worker whatever ``retries`` says (up to Dask's
+        ``distributed.scheduler.allowed-failures`` times).
     scatter_bytes : int, default=1_000_000
         Training values larger than this are scattered to the cluster once
         per fit pass and shared by every fit that uses them.
@@ -640,7 +646,7 @@ class DaskExecutor(Executor):
 
     name = "dask"
 
-    def __init__(self, client: Any = None, address: str | None = None, *, retries: int = 2, scatter_bytes: int = 1_000_000) -> None:
+    def __init__(self, client: Any = None, address: str | None = None, *, retries: int = 0, scatter_bytes: int = 1_000_000) -> None:
         self.client = client
         self.address = address
         self.retries = retries
