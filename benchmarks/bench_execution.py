@@ -1,6 +1,6 @@
 """Parallel training (issue 4): speed-up with 2 workers, and scheduler overhead per machine.
 
-``python benchmarks/bench_execution.py speedup|overhead|all [--rows 20000] [--rounds 1]``
+``python benchmarks/bench_execution.py speedup|overhead|nested|all [--rows 20000] [--rounds 1]``
 
 speedup
     Fit of ``ww.Stack`` (Ridge, RandomForest(100), HistGradientBoosting;
@@ -15,6 +15,15 @@ overhead
     through the scheduler with each executor, against a plain loop of
     ``clone(model).fit(X, y)``. Reported: milliseconds per machine over the
     plain loop (median of rounds). Target for Dask: <= 5 ms per machine.
+nested
+    4 ``RandomForestRegressor(n_estimators=200, n_jobs=-1)`` machines on
+    ``make_regression(3000, 20)``, fitted with ``n_jobs=2`` threads and
+    processes (pools warmed up first): seconds per fit and CPU seconds used
+    by this process and its workers (medians of rounds; CPU time says what
+    oversubscription costs even when other programs load the machine).
+    To compare two checkouts, run this file with each on ``PYTHONPATH``,
+    alternately (before the cap of joblib's loops, each forest ran as many
+    threads as cores in each worker).
 """
 
 from __future__ import annotations
@@ -117,9 +126,40 @@ def overhead(rounds: int) -> None:
         cluster.close()
 
 
+def nested(rounds: int) -> None:
+    X_data, y_data = make_regression(n_samples=3000, n_features=20, noise=10.0, random_state=0)
+
+    def forests(kind: str) -> None:
+        X, y = ww.source(X_data, name="X"), ww.source(y_data, name="y")
+        machines = [
+            ww.machine(RandomForestRegressor(n_estimators=200, n_jobs=-1, random_state=k), X, y) for k in range(4)
+        ]
+        ww.mean(*[m.predict(X) for m in machines]).fit(executor=kind, n_jobs=2, verbose=0)
+
+    def cpu() -> float:  # seconds of CPU used by this process and its children (the pool's workers) so far
+        import psutil
+
+        here = psutil.Process()
+        return sum(sum(p.cpu_times()[:2]) for p in [here, *here.children(recursive=True)] if p.is_running())
+
+    ww.machine(Ridge(), X_data, y_data).fit(executor="processes", n_jobs=2, verbose=0)  # start the pool
+    times: dict[str, list[tuple[float, float]]] = {"threads": [], "processes": []}
+    for _ in range(rounds):
+        for kind in times:
+            used = cpu()
+            wall = timed(lambda: forests(kind))
+            times[kind].append((wall, cpu() - used))
+    print(f"\n4 RandomForestRegressor(200, n_jobs=-1), 3000 x 20, n_jobs=2, {rounds} round(s); {ww.__file__}\n")
+    print("| executor | seconds (median) | CPU seconds (median) |")
+    print("| --- | ---: | ---: |")
+    for kind, values in times.items():
+        walls, cpus = zip(*values)
+        print(f"| {kind} | {statistics.median(walls):.2f} | {statistics.median(cpus):.2f} |")
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("which", choices=["speedup", "overhead", "all"], nargs="?", default="all")
+    parser.add_argument("which", choices=["speedup", "overhead", "nested", "all"], nargs="?", default="all")
     parser.add_argument("--rows", type=int, default=20000)
     parser.add_argument("--rounds", type=int, default=1)
     args = parser.parse_args()
@@ -127,6 +167,8 @@ def main() -> None:
         overhead(max(args.rounds, 15))
     if args.which in ("speedup", "all"):
         speedup(args.rows, args.rounds)
+    if args.which in ("nested", "all"):
+        nested(args.rounds)
 
 
 if __name__ == "__main__":

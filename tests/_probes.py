@@ -139,6 +139,34 @@ class KeepsLock(RegressorMixin, BaseEstimator):
         return np.full(len(X), self.mean_)
 
 
+class JoblibProbe(RegressorMixin, BaseEstimator):
+    """Records, while fitting, what joblib gives a parallel loop of ``n_jobs`` (as scikit-learn's models ask:
+    ``-1`` for all cores): ``effective_`` (``joblib.effective_n_jobs``), ``backend_`` (the active backend's
+    class) and ``threads_`` (the threads a loop of 8 short tasks ran in)."""
+
+    def __init__(self, n_jobs: int | None = -1) -> None:
+        self.n_jobs = n_jobs
+
+    def fit(self, X: Any, y: Any) -> JoblibProbe:
+        import threading
+
+        import joblib
+        from sklearn.utils.parallel import Parallel, delayed
+
+        def task() -> int:
+            time.sleep(0.02)
+            return threading.get_ident()
+
+        self.effective_ = joblib.effective_n_jobs(self.n_jobs)
+        self.backend_ = type(joblib.parallel.get_active_backend()[0]).__name__
+        self.threads_ = len(set(Parallel(n_jobs=self.n_jobs, prefer="threads")(delayed(task)() for _ in range(8))))
+        self.mean_ = float(np.mean(y))
+        return self
+
+    def predict(self, X: Any) -> Any:
+        return np.full(len(X), self.mean_)
+
+
 class Logged(RegressorMixin, BaseEstimator):
     """Adds a line to the file ``log`` each time its fit starts (from any process), then raises ``ValueError``
     when ``fail`` is true, or ends its process at once (as a worker killed for memory) on the first fit logged

@@ -509,7 +509,7 @@ def test_the_view_of_thread_pools_is_made_again_only_after_imports():
     import importlib
     import sys
 
-    from wirework.execution.executors import thread_pools
+    from wirework.execution.limits import thread_pools
 
     first = thread_pools()
     assert thread_pools() is first

@@ -1,12 +1,9 @@
 """Executors: where fits run. Each is a tiny ``submit`` / ``wait_any`` adapter.
 
 Thread rule: when ``n`` fits run at once on a machine with ``c`` cores, each
-fit may use ``max(1, c // n)`` BLAS / OpenMP threads, so that workers ×
-inner threads ≤ cores (threadpoolctl sets the limits; LightGBM, which sets
-its own thread count from its ``n_jobs`` whatever OpenMP's limit, gets its
-own cap, ``LGBM_SetMaxThreads``). Nested parallelism on small machines
-otherwise oversubscribes the cores badly: a gradient boosting with 2 OpenMP
-threads in each of 2 parallel workers on 2 cores runs 5-20× slower.
+fit may use ``max(1, c // n)`` inner threads (BLAS, OpenMP, LightGBM,
+joblib's parallel loops), so that workers × inner threads ≤ cores (see
+:mod:`wirework.execution.limits`).
 """
 
 from __future__ import annotations
@@ -14,7 +11,6 @@ from __future__ import annotations
 import asyncio
 import atexit
 import concurrent.futures as cf
-import ctypes
 import multiprocessing
 import os
 import pickle
@@ -25,101 +21,25 @@ import threading
 from collections.abc import Callable, Iterable
 from typing import Any
 
-from threadpoolctl import ThreadpoolController, threadpool_limits
+from threadpoolctl import threadpool_limits
 
 from wirework.errors import ArgumentError, ClusterError, ParameterError, brief
+from wirework.execution.limits import (
+    cores,
+    fit_limited,
+    hold_limits,
+    inner_threads,
+    joblib_level,
+    joblib_limited,
+    lightgbm_cap,
+    limit_openmp,
+    release_limits,
+    run_capped,
+)
 from wirework.graph.data import buffer_bytes, describe, whole
 from wirework.graph.jobs import How, run_job
 
 __all__ = ["Executor", "Unshipped", "SequentialExecutor", "ThreadExecutor", "ProcessExecutor", "DaskExecutor", "resolve_executor", "cores"]
-
-
-def cores() -> int:
-    """Cores this process may use."""
-    try:
-        return len(os.sched_getaffinity(0))
-    except AttributeError:  # pragma: no cover - not Linux
-        return os.cpu_count() or 1
-
-
-def inner_threads(workers: int) -> int:
-    """BLAS / OpenMP threads allowed per fit when ``workers`` fits run at once."""
-    return max(1, cores() // max(1, workers))
-
-
-def fit_limited(model: Any, values: list[Any], how: How, threads: int | None) -> tuple[Any, Any, float]:
-    """:func:`run_job` with inner threads limited to ``threads`` (``None``: no limit): OpenMP in this thread,
-    BLAS and LightGBM in the process (shared with the fits running beside it, see :func:`hold_limits`)."""
-    if threads is None:
-        return run_job(model, values, how)
-    hold_limits(threads)
-    try:
-        with thread_pools().limit(limits=threads, user_api="openmp"):
-            return run_job(model, values, how)
-    finally:
-        release_limits()
-
-
-_POOLS_SEEN: list[Any] = [None, -1]  # threadpoolctl's controller, and len(sys.modules) when it was made
-
-
-def thread_pools() -> ThreadpoolController:
-    """threadpoolctl's view of the thread pools loaded in this process, made again only when modules were
-    imported since (a new library may have come with them): making one scans every loaded library, ~5 ms,
-    which each fit on a Dask worker paid."""
-    with _LIMITS:
-        if _POOLS_SEEN[1] != len(sys.modules):
-            _POOLS_SEEN[:] = [ThreadpoolController(), len(sys.modules)]
-        return _POOLS_SEEN[0]
-
-
-_LIMITS = threading.Lock()
-_held: list[Any] = []  # the limits' holders: each hold_limits() adds one, release_limits() removes one
-_restore: list[Any] = []  # what to restore when the last is released: threadpoolctl's limits, LightGBM's cap
-
-
-def hold_limits(threads: int) -> None:
-    """Limit the process-wide inner threads (BLAS, LightGBM) to ``threads`` until :func:`release_limits`.
-
-    Holders overlap (two passes on threads at once, or the fits of a Dask
-    worker running several): the first sets the limits, the last to release
-    restores what was there before, so no fit finds them lifted while
-    another still runs, nor are they left behind.
-    """
-    pools = thread_pools()
-    with _LIMITS:
-        if not _held:
-            _restore[:] = [pools.limit(limits=threads, user_api="blas"), lightgbm_cap(threads)]
-        _held.append(threads)
-
-
-def release_limits() -> None:
-    """Undo one :func:`hold_limits`; the last restores the limits found by the first."""
-    with _LIMITS:
-        _held.pop()
-        if not _held:
-            limits, cap = _restore
-            limits.restore_original_limits()
-            if cap is not None:
-                lightgbm_cap(cap)
-            _restore.clear()
-
-
-def lightgbm_cap(threads: int) -> int | None:
-    """Cap the threads of LightGBM's fits in this process (``-1``: no cap) when it is loaded; return the cap
-    it had (``None``: not loaded).
-
-    LightGBM runs ``num_threads`` threads (its ``n_jobs``; by default one per
-    physical core) whatever OpenMP's limit, so threadpoolctl cannot limit
-    it; its own cap (``LGBM_SetMaxThreads``, LightGBM >= 4.0) can.
-    """
-    library = getattr(sys.modules.get("lightgbm.libpath"), "_LIB", None)
-    if library is None or not hasattr(library, "LGBM_SetMaxThreads"):
-        return None
-    previous = ctypes.c_int(-1)
-    library.LGBM_GetMaxThreads(ctypes.byref(previous))
-    library.LGBM_SetMaxThreads(ctypes.c_int(threads))
-    return previous.value
 
 
 def _host(address: str) -> str:
@@ -307,16 +227,18 @@ class ThreadExecutor(Executor):
         self.workers = _workers(n_jobs)
         self._pool: cf.ThreadPoolExecutor | None = None
         self._holding = False  # the process-wide limits, for the pass
+        self._joblib = (1, 0)  # the cap of joblib's loops in each fit, and the nesting level of the pass's thread
         self._abandoned = False
 
     def open(self) -> None:
         self._abandoned = False
         threads = inner_threads(self.workers)
         # BLAS pools and LightGBM's cap are process-wide: limit them for the pass; OpenMP is per thread: limit it
-        # in each worker.
+        # in each worker; joblib's loops per fit, one level below this thread's (read here: it is thread-local).
         hold_limits(threads)
         self._holding = True
-        self._pool = cf.ThreadPoolExecutor(self.workers, initializer=_limit_openmp, initargs=(threads,))
+        self._joblib = (threads, joblib_level())
+        self._pool = cf.ThreadPoolExecutor(self.workers, initializer=limit_openmp, initargs=(threads,))
 
     def cancel(self, futures: list[Any]) -> None:
         super().cancel(futures)
@@ -332,11 +254,7 @@ class ThreadExecutor(Executor):
 
     def submit(self, model: Any, values: list[Any], how: How) -> cf.Future:
         assert self._pool is not None, "open() the executor first"
-        return self._pool.submit(run_job, model, values, how)
-
-
-def _limit_openmp(threads: int) -> None:
-    threadpool_limits(limits=threads, user_api="openmp")
+        return self._pool.submit(run_capped, model, values, how, *self._joblib)
 
 
 def _init_process(threads: int) -> None:
@@ -393,9 +311,12 @@ def run_pickled(job: bytes) -> bytes:
     """:func:`run_mapped` of a job pickled by the parent process; returns the result pickled (a result that
     cannot be pickled is an :class:`Unshipped` error, not the pool's own)."""
     model, values, how = pickle.loads(job)
-    if _worker_threads is not None:  # LightGBM is loaded by now if the model is one: cap it (for good)
-        lightgbm_cap(_worker_threads)
-    result = run_mapped(model, values, how)
+    if _worker_threads is None:  # not in a worker process of ProcessExecutor
+        result = run_mapped(model, values, how)
+    else:
+        lightgbm_cap(_worker_threads)  # LightGBM is loaded by now if the model is one: cap it (for good)
+        with joblib_limited(_worker_threads):  # joblib's loops: for this fit
+            result = run_mapped(model, values, how)
     try:
         return pickle.dumps(result, protocol=pickle.HIGHEST_PROTOCOL)
     except Exception as error:
