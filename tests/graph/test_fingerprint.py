@@ -58,6 +58,14 @@ def test_docstring_examples_run() -> None:
     assert failed == 0
 
 
+def test_the_parameter_readers_moved_to_params_are_still_found_here() -> None:
+    from wirework.graph import _params
+
+    for name in ("attributes_getter", "param_names", "param_values", "shallow_params"):
+        assert name in fingerprint.__all__
+        assert getattr(fingerprint, name) is getattr(_params, name)
+
+
 # ---------------------------------------------------------- rule 1: primitives
 
 

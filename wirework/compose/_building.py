@@ -17,10 +17,11 @@ from dataclasses import dataclass, field
 from typing import Any, NamedTuple
 
 from wirework.errors import ArgumentError, GraphError, WireworkError
+from wirework.graph._params import attributes_getter
 from wirework.graph.cache import FitCache
 from wirework.graph.carry import carry_over
 from wirework.graph.data import describe
-from wirework.graph.fingerprint import attributes_getter, tokenize
+from wirework.graph.fingerprint import tokenize
 from wirework.graph.machines import Machine
 from wirework.graph.nodes import Source, source
 from wirework.graph.topology import ancestry, training_order, upstream_sources

@@ -14,8 +14,8 @@ from typing import TYPE_CHECKING, Any
 from sklearn.base import BaseEstimator
 
 from wirework.errors import ParameterError, WireworkError
+from wirework.graph._params import param_names
 from wirework.graph.data import describe
-from wirework.graph.fingerprint import param_names
 
 if TYPE_CHECKING:
     from wirework.compose.composite import Composite

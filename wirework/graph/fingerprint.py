@@ -56,6 +56,15 @@ Costs and limits:
 - Cycles become back-references (no ``RecursionError``); nesting deeper than
   ``MAX_DEPTH`` is hashed by rule 9, and pickles of objects holding sets may
   differ between processes.
+
+This module holds the tokens' entry points, the hashing pass and rules 1 to
+3, 8 and 9. Rules 4 to 6 (data: numpy, pandas, scipy.sparse) are in
+:mod:`wirework.graph._data_tokens`; the byte writers every rule uses in
+:mod:`wirework.graph._token_encoding`; the fast reading of an estimator's
+parameters (:func:`param_values`, :func:`param_names`,
+:func:`shallow_params`, ``attributes_getter``), which rule 8 and the
+machines use, in :mod:`wirework.graph._params`. Their public names are
+imported here again, where callers have always found them.
 """
 
 from __future__ import annotations
@@ -65,11 +74,9 @@ import functools
 import hashlib
 import itertools
 import math
-import operator
 import os
 import pickle
 import struct
-import sys
 import threading
 import types
 import weakref
@@ -80,18 +87,26 @@ import numpy as np
 import xxhash
 from sklearn.frozen import FrozenEstimator
 
+from wirework.graph._data_tokens import (
+    _feed_array_body,
+    _feed_dtype,
+    _feed_ndarray,
+    _feed_pandas,
+    _feed_sparse,
+    _plain_dtype,
+    _write_buffer,
+    _written_as_digest,
+)
+from wirework.graph._params import attributes_getter, param_names, param_values, shallow_params
+from wirework.graph._token_encoding import _Hash, _float_bytes, _qualname, _u64, _write_bytes, _write_str
+
 __all__ = ["MAX_DEPTH", "model_token", "param_names", "param_values", "shallow_params", "tokenize"]
+__all__ += ["attributes_getter"]  # moved to _params with param_values; still importable from here
 
 #: Containers nested deeper than this are hashed by rule 9 (pickle).
 MAX_DEPTH = 100
 
 _DIGEST_SIZE = 16
-_SMALL_BUFFER = 4096  # bytes; larger array buffers are hashed with XXH3 first
-_NAN_BYTES = struct.pack("<d", float("nan"))
-# x87 long doubles keep 10 significant bytes in a 12/16-byte slot whose
-# padding may hold garbage: only the significant bytes are hashed.
-_X87 = np.finfo(np.longdouble).nmant == 63 and np.dtype(np.longdouble).itemsize > 10
-_LONGDOUBLE_BYTES = 10 if _X87 and sys.byteorder == "little" else None
 
 
 def tokenize(*objs: object) -> str:
@@ -184,35 +199,6 @@ def _hexdigest(domain: bytes, obj: object) -> str:
     except RecursionError:  # the caller's stack was nearly full: never match
         h = hashlib.blake2b(b"unhashable:" + os.urandom(16), digest_size=_DIGEST_SIZE)
     return h.hexdigest()
-
-
-# ---------------------------------------------------------------- encoding
-# Every encoding starts with a tag ending in ":" and is self-delimiting
-# (lengths and counts are written before variable-size content), so the
-# concatenation of encodings is unambiguous.
-
-_Hash = Any  # hashlib's blake2b object has no public type
-
-
-def _u64(n: int) -> bytes:
-    return struct.pack("<Q", n)
-
-
-def _write_bytes(h: _Hash, data: bytes) -> None:
-    h.update(_u64(len(data)))
-    h.update(data)
-
-
-def _write_str(h: _Hash, s: str) -> None:
-    _write_bytes(h, s.encode("utf-8", "surrogatepass"))
-
-
-def _float_bytes(x: float) -> bytes:
-    return _NAN_BYTES if x != x else struct.pack("<d", x)
-
-
-def _qualname(obj: Any) -> str:
-    return f"{getattr(obj, '__module__', None)}.{getattr(obj, '__qualname__', None)}"
 
 
 class _Tokenizer:
@@ -349,69 +335,6 @@ def _feed_other(tk: _Tokenizer, h: _Hash, obj: Any) -> None:
         tk.feed(h, bit_generator.state)
     elif not _feed_callable(tk, h, obj) and not _feed_estimator(tk, h, obj):
         _feed_container_or_opaque(tk, h, obj)
-
-
-_PARAM_GETTERS: dict[type, Any] = {}  # class -> (names, getter), or _NOT_PLAIN
-_NOT_PLAIN = object()
-
-
-def param_values(obj: Any) -> tuple[tuple[str, ...], tuple] | None:
-    """``(names, values)`` of ``get_params(deep=False)`` for a plain scikit-learn estimator, else ``None``.
-
-    "Plain": its class keeps ``BaseEstimator.get_params``, which is
-    ``{name: getattr(obj, name)}`` over the ``__init__`` parameter names; the
-    names and one getter for all of them are kept per class (scikit-learn
-    reads the signature with ``inspect`` on every call). The names tuple is
-    the same object on every call.
-    """
-    entry = _param_entry(type(obj))
-    if entry is None:
-        return None
-    names, getter = entry
-    return names, getter(obj)
-
-
-def param_names(obj: Any) -> tuple[str, ...] | None:
-    """The names of :func:`param_values` without reading the values, or ``None`` when it would give ``None``."""
-    entry = _param_entry(type(obj))
-    return None if entry is None else entry[0]
-
-
-def _param_entry(kind: type) -> tuple[tuple[str, ...], Callable[[Any], tuple]] | None:
-    """A plain estimator class's parameter names and their getter (kept per class), else ``None``."""
-    entry = _PARAM_GETTERS.get(kind)
-    if entry is None:
-        base = sys.modules.get("sklearn.base")
-        if base is None:
-            return None
-        if getattr(kind, "get_params", None) is not base.BaseEstimator.get_params:
-            _PARAM_GETTERS[kind] = _NOT_PLAIN
-            return None
-        names = tuple(kind._get_param_names())
-        entry = _PARAM_GETTERS[kind] = (names, attributes_getter(names))
-    return None if entry is _NOT_PLAIN else entry
-
-
-def attributes_getter(names: tuple[str, ...]) -> Callable[[Any], tuple]:
-    """One call that reads the attributes ``names`` of an object, as a tuple (also for 0 or 1 name)."""
-    if len(names) > 1:
-        return operator.attrgetter(*names)
-    if names:
-        one = operator.attrgetter(names[0])
-        return lambda obj: (one(obj),)
-    return lambda obj: ()
-
-
-def shallow_params(obj: Any) -> Any:
-    """``obj.get_params(deep=False)``, without re-reading the class signature each time.
-
-    Plain scikit-learn estimators as in :func:`param_values`; estimators that
-    override ``get_params`` are asked.
-    """
-    found = param_values(obj)
-    if found is None:
-        return obj.get_params(deep=False)
-    return dict(zip(*found))
 
 
 def _feed_estimator(tk: _Tokenizer, h: _Hash, obj: Any) -> bool:
@@ -561,49 +484,9 @@ def _feed_opaque(tk: _Tokenizer, h: _Hash, obj: Any) -> None:
         _write_bytes(h, data)
 
 
-# ---------------------------------------------------------------- numpy
-def _feed_dtype(tk: _Tokenizer, h: _Hash, dtype: Any) -> None:
-    if isinstance(dtype, np.dtype):
-        _write_str(h, dtype.str)
-        nested = dtype.fields is not None or dtype.subdtype is not None
-        _write_str(h, repr(dtype.descr) if nested else "")
-        return
-    # pandas extension dtype; categories are part of the values
-    _write_str(h, _qualname(type(dtype)))
-    categorical = type(dtype).__name__ == "CategoricalDtype"
-    _write_str(h, "category" if categorical else repr(dtype))
-
-
-def _feed_ndarray(tk: _Tokenizer, h: _Hash, arr: np.ndarray) -> None:
-    if isinstance(arr, np.ma.MaskedArray):
-        h.update(b"masked:")
-        tk.feed(h, (np.ma.getmaskarray(arr), arr.filled(), arr.fill_value))
-        return
-    h.update(b"ndarray:")
-    if type(arr) not in (np.ndarray, np.memmap):  # np.matrix and the like
-        _write_str(h, _qualname(type(arr)))
-    _feed_array_body(tk, h, arr)
-
-
+# ------------------------------------------- tokenize's fast path for one array
 #: How the general path starts the encoding of a tuple holding one array.
 _ONE_ARRAY = b"tuple:" + struct.pack("<Q", 1) + b"ndarray:"
-
-#: Scalar types whose buffers may hold padding (hashed by the general path).
-_WIDE = (np.longdouble, np.clongdouble)
-
-#: The encoding of each plain dtype seen (``_feed_dtype`` of a dtype without fields or sub-arrays).
-_PLAIN_DTYPES: dict[np.dtype, bytes] = {}
-
-
-def _plain_dtype(dtype: np.dtype) -> bytes | None:
-    """``_feed_dtype``'s bytes for a dtype whose arrays are hashed by their buffer and that has
-    no fields or sub-arrays, else ``None``."""
-    encoded = _PLAIN_DTYPES.get(dtype)
-    if encoded is None and dtype.kind not in "OT" and not dtype.hasobject and dtype.fields is None and dtype.subdtype is None:
-        name = dtype.str.encode("utf-8")
-        encoded = _PLAIN_DTYPES[dtype] = _u64(len(name)) + name + _u64(0)
-    return encoded
-
 
 #: Per ``(dtype, shape)``: what ``tokenize(array)`` writes before the XXH3 digest of a C-contiguous
 #: buffer (see :func:`_write_buffer`), or ``None`` when such arrays are not hashed by their digest.
@@ -619,171 +502,3 @@ def _digested_prefix(dtype: np.dtype, shape: tuple[int, ...]) -> bytes | None:
         return None
     header = plain + struct.pack(f"<{len(shape) + 1}Q", len(shape), *shape)
     return b"tokenize:" + _ONE_ARRAY + header + _u64(nbytes) + b"xxh3:"
-
-
-def _feed_array_body(tk: _Tokenizer, h: _Hash, arr: np.ndarray) -> None:
-    dtype = arr.dtype
-    plain = _plain_dtype(dtype)
-    if plain is not None:  # the common case in fewer steps; the same bytes as below
-        h.update(plain + struct.pack(f"<{arr.ndim + 1}Q", arr.ndim, *arr.shape))
-        _write_buffer(h, arr)
-        return
-    _feed_dtype(tk, h, dtype)
-    h.update(_u64(arr.ndim) + b"".join(_u64(n) for n in arr.shape))
-    if dtype.names is not None:
-        for name in dtype.names:  # field by field: skips padding bytes
-            _feed_array_body(tk, h, np.asarray(arr[name]))
-    elif dtype.kind in "OT" or dtype.hasobject:
-        h.update(b"elements:")
-        tk.descend(h, arr, lambda tk, h, a: _feed_elements(tk, h, a.ravel().tolist()))
-    else:
-        _write_buffer(h, arr)
-
-
-def _feed_elements(tk: _Tokenizer, h: _Hash, items: list[Any]) -> None:
-    h.update(_u64(len(items)))
-    if all(type(x) is str for x in items):  # fast path for text columns
-        h.update(b"strs:")
-        lengths = np.fromiter(map(len, items), dtype="<i8", count=len(items))
-        h.update(lengths.view(np.uint8))
-        _write_str(h, "".join(items))
-    else:
-        h.update(b"objs:")
-        for item in items:
-            tk.feed(h, item)
-
-
-def _finite_sum(flat: np.ndarray) -> bool:
-    with np.errstate(over="ignore", invalid="ignore"):
-        return bool(np.isfinite(np.add.reduce(flat)))
-
-
-def _written_as_digest(dtype: np.dtype, nbytes: int) -> bool:
-    """Whether a C-contiguous buffer of ``nbytes`` bytes of ``dtype`` is written as its XXH3 digest."""
-    return nbytes > _SMALL_BUFFER and dtype.kind in "biufc" and dtype.type not in _WIDE
-
-
-def _write_buffer(h: _Hash, arr: np.ndarray) -> None:
-    if arr.flags.c_contiguous and _written_as_digest(arr.dtype, arr.nbytes):
-        # the bytes of a C-contiguous buffer are hashed where they lie (no copy, no view)
-        h.update(_u64(arr.nbytes) + b"xxh3:" + xxhash.xxh3_128_digest(arr))
-        return
-    flat = np.ascontiguousarray(arr).reshape(-1)
-    if flat.dtype.kind == "c":
-        flat = flat.view(flat.real.dtype)
-    if flat.dtype.kind == "f" and flat.nbytes <= _SMALL_BUFFER and not _finite_sum(flat):
-        nans = np.isnan(flat)
-        if nans.any():  # every NaN payload becomes the canonical one
-            flat = flat.copy()
-            flat[nans] = np.nan
-    raw = flat.view(np.uint8)
-    if _LONGDOUBLE_BYTES is not None and flat.dtype.type is np.longdouble:
-        raw = np.ascontiguousarray(raw.reshape(-1, flat.itemsize)[:, :_LONGDOUBLE_BYTES])
-    h.update(_u64(raw.nbytes))
-    if raw.nbytes <= _SMALL_BUFFER:
-        h.update(raw)
-    else:  # large buffers: their 128-bit XXH3 digest (tens of GB/s) stands for their bytes
-        h.update(b"xxh3:" + xxhash.xxh3_128_digest(raw))
-
-
-# --------------------------------------------------------------- pandas
-def _feed_pandas(tk: _Tokenizer, h: _Hash, obj: Any) -> bool:
-    pd = sys.modules.get("pandas")
-    if pd is None:  # not imported, so obj cannot be a pandas object
-        return False
-    if isinstance(obj, pd.DataFrame):
-        h.update(b"DataFrame:")
-        tk.descend(h, obj, _feed_frame)
-    elif isinstance(obj, pd.Series):
-        h.update(b"Series:")
-        tk.feed(h, obj.name)
-        _feed_index(tk, h, obj.index)
-        _feed_dtype(tk, h, obj.dtype)
-        tk.descend(h, obj, _feed_values)
-    elif isinstance(obj, pd.Index):
-        _feed_index(tk, h, obj)
-    elif isinstance(obj, pd.api.extensions.ExtensionArray):
-        h.update(b"ExtensionArray:")
-        _write_str(h, _qualname(type(obj)))
-        _feed_dtype(tk, h, obj.dtype)
-        tk.descend(h, obj, _feed_values)
-    else:
-        return False
-    return True
-
-
-def _feed_frame(tk: _Tokenizer, h: _Hash, df: Any) -> None:
-    _feed_index(tk, h, df.columns)
-    _feed_index(tk, h, df.index)
-    dtypes = list(df.dtypes)
-    h.update(_u64(len(dtypes)))
-    for dtype in dtypes:
-        _feed_dtype(tk, h, dtype)
-    first = dtypes[0] if dtypes else None
-    if isinstance(first, np.dtype) and first.kind not in "OTV" and len(set(dtypes)) == 1:
-        h.update(b"block:")  # one numeric block: hash it in one pass
-        _write_buffer(h, df.to_numpy().T)
-    else:
-        h.update(b"columns:")
-        for j in range(len(dtypes)):
-            _feed_values(tk, h, df.iloc[:, j])
-
-
-def _feed_index(tk: _Tokenizer, h: _Hash, index: Any) -> None:
-    pd = sys.modules["pandas"]
-    if isinstance(index, pd.RangeIndex):
-        h.update(b"RangeIndex:")
-        tk.feed(h, (index.name, index.start, index.stop, index.step))
-    elif isinstance(index, pd.MultiIndex):
-        h.update(b"MultiIndex:")
-        tk.feed(h, list(index.names))
-        h.update(_u64(index.nlevels))
-        for level, codes in zip(index.levels, index.codes):
-            _feed_index(tk, h, level)
-            _write_buffer(h, np.asarray(codes))
-    else:
-        h.update(b"Index:")
-        _write_str(h, _qualname(type(index)))
-        tk.feed(h, index.name)
-        _feed_dtype(tk, h, index.dtype)
-        tk.descend(h, index, _feed_values)
-
-
-def _feed_values(tk: _Tokenizer, h: _Hash, values: Any) -> None:
-    """Values of a Series, Index or ExtensionArray (dtype hashed by caller)."""
-    pd = sys.modules["pandas"]
-    if isinstance(values.dtype, np.dtype):
-        _feed_array_body(tk, h, values.to_numpy())
-        return
-    arr = values if isinstance(values, pd.api.extensions.ExtensionArray) else values.array
-    if isinstance(arr, pd.Categorical):
-        tk.feed(h, arr.ordered)
-        _feed_index(tk, h, arr.categories)
-        _feed_array_body(tk, h, np.asarray(arr.codes))
-        return
-    nans = np.asarray(arr.isna(), dtype=bool)
-    _write_buffer(h, nans)
-    valid = arr[~nans] if nans.any() else arr
-    try:
-        data = np.asarray(valid._values_for_factorize()[0])
-    except Exception:  # part of the extension interface, but optional
-        data = np.asarray(valid.to_numpy())
-    if data.dtype == object:  # e.g. masked integers: prefer the native dtype
-        data = np.asarray(valid.to_numpy())
-    _feed_array_body(tk, h, data)
-
-
-# ----------------------------------------------------------- scipy.sparse
-def _feed_sparse(tk: _Tokenizer, h: _Hash, obj: Any) -> bool:
-    sparse = sys.modules.get("scipy.sparse")
-    if sparse is None or not sparse.issparse(obj):
-        return False
-    h.update(b"sparse:")
-    _write_str(h, _qualname(type(obj)))
-    tk.feed(h, (obj.format, tuple(int(n) for n in obj.shape)))
-    _feed_dtype(tk, h, obj.dtype)
-    if obj.format not in ("csr", "csc", "bsr"):
-        obj = obj.tocsr()
-    for part in (obj.data, obj.indices, obj.indptr):
-        _feed_array_body(tk, h, np.asarray(part))
-    return True

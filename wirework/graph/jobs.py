@@ -22,7 +22,7 @@ from sklearn.base import BaseEstimator, TransformerMixin, clone
 from sklearn.preprocessing import LabelBinarizer, LabelEncoder
 from sklearn.utils import get_tags
 
-from wirework.graph.fingerprint import shallow_params
+from wirework.graph._params import shallow_params
 
 if TYPE_CHECKING:  # pragma: no cover
     from wirework.graph.machines import Machine

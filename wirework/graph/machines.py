@@ -26,9 +26,10 @@ from wirework.errors import (
     kind_name,
     quoted,
 )
+from wirework.graph._params import param_values, shallow_params
 from wirework.graph.cache import FitCache
 from wirework.graph.data import describe, is_data, n_rows
-from wirework.graph.fingerprint import model_token, param_values, shallow_params, tokenize
+from wirework.graph.fingerprint import model_token, tokenize
 from wirework.graph.jobs import (
     PLAIN,
     How,
@@ -517,7 +518,7 @@ class Machine:
         of the sources upstream of the training arguments, now
         (:func:`~wirework.graph.topology.stamps`), and the states of the
         machines it needs directly. ``found``: the model's
-        :func:`~wirework.graph.fingerprint.param_values`, read once per visit.
+        :func:`~wirework.graph._params.param_values`, read once per visit.
         ``owed``: the training output a node of the pass takes (``"fit_transform"``
         or ``"fit_predict"``), if any.
         """
