@@ -424,6 +424,20 @@ def test_a_fitted_model_that_cannot_be_pickled_back_fails_its_machine_and_keeps_
     np.testing.assert_array_equal(root.fit(executor="threads")()[:, 2], np.full(len(X_DATA), Y_DATA.mean()))
 
 
+def test_unshipped_pickles_under_the_executors_module_and_comes_back_whole():
+    """Unshipped lives in _shipping but keeps the module path its pickles name (workers send it back pickled)."""
+    import pickle
+
+    from wirework.execution.executors import Unshipped
+
+    error = Unshipped(TypeError("cannot pickle 'Handle' object"), "sending it", "use executor='threads'")
+    data = pickle.dumps(error)
+    assert b"wirework.execution.executors" in data and b"_shipping" not in data
+    back = pickle.loads(data)
+    assert type(back) is Unshipped and (str(back), back.step, back.advice) == (str(error), error.step, error.advice)
+    assert str(back.error) == "cannot pickle 'Handle' object"
+
+
 @pytest.mark.parametrize("kind", ["threads", "processes", "dask"])
 def test_lightgbm_fits_in_parallel_are_capped_at_their_share_of_the_cores(kind, request):
     """LightGBM runs n_jobs threads (by default one per physical core) whatever OpenMP's limit: two such fits

@@ -4,85 +4,35 @@ Thread rule: when ``n`` fits run at once on a machine with ``c`` cores, each
 fit may use ``max(1, c // n)`` inner threads (BLAS, OpenMP, LightGBM,
 joblib's parallel loops), so that workers × inner threads ≤ cores (see
 :mod:`wirework.execution.limits`).
+
+Here: the executor classes and :func:`resolve_executor`. What travels to
+and from workers (:class:`Unshipped`, the job runners a worker process or a
+Dask worker calls) is in :mod:`wirework.execution._shipping`; the shared
+pools of worker processes are in :mod:`wirework.execution._pools`. Both are
+re-exported here.
 """
 
 from __future__ import annotations
 
-import asyncio
-import atexit
 import concurrent.futures as cf
 import multiprocessing
 import os
 import pickle
-import re
 import sys
 import tempfile
-import threading
 from collections.abc import Callable, Iterable
 from typing import Any
 
-from threadpoolctl import threadpool_limits
-
 from wirework.errors import ArgumentError, ClusterError, ParameterError, brief
-from wirework.execution.limits import (
-    cores,
-    fit_limited,
-    hold_limits,
-    inner_threads,
-    joblib_level,
-    joblib_limited,
-    lightgbm_cap,
-    limit_openmp,
-    release_limits,
-    run_capped,
-)
+from wirework.execution._pools import _BROKEN, _POOL_USERS, _POOLS, _PROCESS_POOLS, MAX_PROCESSES, _start_pool, _unimportable_main
+from wirework.execution._shipping import _DASK_ADVICE, _PROCESS_ADVICE, _RESULT_ADVICE, Unshipped, _host, _Mapped, _settled
+from wirework.execution._shipping import _unserializable, _without_traceback, fit_on_worker, run_mapped, run_pickled
+from wirework.execution.limits import cores, hold_limits, inner_threads, joblib_level, limit_openmp, release_limits, run_capped
 from wirework.graph.data import buffer_bytes, describe, whole
 from wirework.graph.jobs import How, run_job
 
 __all__ = ["Executor", "Unshipped", "SequentialExecutor", "ThreadExecutor", "ProcessExecutor", "DaskExecutor", "resolve_executor", "cores"]
-
-
-def _host(address: str) -> str:
-    return address.split("://")[-1].rsplit(":", 1)[0]
-
-
-def fit_on_worker(model: Any, values: list[Any], how: How, threads_per_host: dict[str, int]) -> tuple[Any, Any, float]:
-    """A Dask task: fit with inner threads limited by the worker threads sharing this host."""
-    from distributed import get_worker
-
-    busy = threads_per_host.get(_host(get_worker().address), 1)
-    return fit_limited(model, values, how, max(1, cores() // busy))
-
-
-class Unshipped(Exception):
-    """A fit, or its fitted model, could not travel between this process and a worker (pickling raised).
-
-    ``error`` is what pickling raised, ``step`` what was being done and
-    ``advice`` what to do; the scheduler makes it the machine's
-    ``MachineFitError`` (chaining ``error``).
-    """
-
-    def __init__(self, error: BaseException, step: str, advice: str) -> None:
-        super().__init__(f"{step}: {type(error).__name__}: {error}")
-        self.error = error
-        self.step = step
-        self.advice = advice
-
-    def __reduce__(self) -> tuple[Any, ...]:  # raised in a worker process, it comes back whole
-        return (Unshipped, (self.error, self.step, self.advice))
-
-
-_SENT_ADVICE = (
-    "keep what cannot be pickled out of the model and its data ({}a lock, an open file or connection), or use "
-    "executor='threads' (nothing is pickled),"
-)
-_PROCESS_ADVICE = _SENT_ADVICE.format("a lambda, or a function or class defined inside another function: define "
-                                      "it at module level; ")
-_DASK_ADVICE = _SENT_ADVICE.format("")
-_RESULT_ADVICE = (
-    "the fitted model keeps something that cannot be pickled (a lock, an open file or connection, made by its fit): "
-    "use executor='threads' (nothing is pickled),"
-)
+__all__ += ["MAX_PROCESSES", "fit_on_worker", "run_mapped", "run_pickled"]  # moved to _shipping and _pools: still here
 
 
 class Executor:
@@ -257,87 +207,6 @@ class ThreadExecutor(Executor):
         return self._pool.submit(run_capped, model, values, how, *self._joblib)
 
 
-def _init_process(threads: int) -> None:
-    global _worker_threads
-    for variable in ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS"):
-        os.environ[variable] = str(threads)
-    threadpool_limits(limits=threads)
-    _worker_threads = threads
-
-
-_worker_threads: int | None = None  # in a worker process of ProcessExecutor: the inner threads each fit may use
-
-
-_PROCESS_POOLS: dict[int, cf.ProcessPoolExecutor] = {}  # by number of workers
-_POOL_USERS: dict[int, int] = {}  # passes using each pool now
-_POOLS = threading.Lock()
-
-#: More worker processes than a system can run at once (Linux's default ``pid_max``).
-MAX_PROCESSES = 32768
-
-
-def _start_pool(workers: int) -> None:
-    """Start the pool of ``workers`` processes, shutting down the idle pools of other sizes: a pool kept for
-    every ``n_jobs`` ever used would keep its processes for good. The caller holds ``_POOLS``."""
-    for size in [size for size in _PROCESS_POOLS if size != workers and not _POOL_USERS.get(size)]:
-        _PROCESS_POOLS.pop(size).shutdown(wait=False, cancel_futures=True)
-    method = "forkserver" if "forkserver" in multiprocessing.get_all_start_methods() else "spawn"
-    _PROCESS_POOLS[workers] = cf.ProcessPoolExecutor(
-        workers,
-        mp_context=multiprocessing.get_context(method),
-        initializer=_init_process,
-        initargs=(inner_threads(workers),),
-    )
-
-
-class _Mapped:
-    """A numpy array saved once per pass; workers open it as a read-only memory map."""
-
-    __slots__ = ("path",)
-
-    def __init__(self, path: str) -> None:
-        self.path = path
-
-
-def run_mapped(model: Any, values: list[Any], how: How) -> tuple[Any, Any, float]:
-    """:func:`run_job` in a worker process, opening memory-mapped values first."""
-    import numpy as np
-
-    opened = [np.load(v.path, mmap_mode="r") if isinstance(v, _Mapped) else v for v in values]
-    return run_job(model, opened, how)
-
-
-def run_pickled(job: bytes) -> bytes:
-    """:func:`run_mapped` of a job pickled by the parent process; returns the result pickled (a result that
-    cannot be pickled is an :class:`Unshipped` error, not the pool's own)."""
-    model, values, how = pickle.loads(job)
-    if _worker_threads is None:  # not in a worker process of ProcessExecutor
-        result = run_mapped(model, values, how)
-    else:
-        lightgbm_cap(_worker_threads)  # LightGBM is loaded by now if the model is one: cap it (for good)
-        with joblib_limited(_worker_threads):  # joblib's loops: for this fit
-            result = run_mapped(model, values, how)
-    try:
-        return pickle.dumps(result, protocol=pickle.HIGHEST_PROTOCOL)
-    except Exception as error:
-        raise Unshipped(error, "sending its fitted model back from the worker process (pickling it)", _RESULT_ADVICE) from None
-
-
-def _unimportable_main() -> str | None:
-    """The path of the main module when worker processes could not import it, else ``None``.
-
-    Workers started by ``forkserver`` or ``spawn`` import the parent's
-    ``__main__`` again from its file (or by its name under ``python -m``);
-    a program read from standard input has the file ``<stdin>``, which does
-    not exist, and then every worker dies as it starts.
-    """
-    main = sys.modules.get("__main__")
-    if main is None or getattr(main, "__spec__", None) is not None:
-        return None
-    path = getattr(main, "__file__", None)
-    return None if path is None or os.path.exists(path) else str(path)
-
-
 def _nested_instead(workers: int) -> Executor | None:
     """The executor to fit in when this process is a worker of another pool, else ``None``.
 
@@ -359,14 +228,6 @@ def _nested_instead(workers: int) -> Executor | None:
 
 
 _LOKY = ("loky", "loky_init_main")  # the start methods of loky's worker processes
-
-
-_BROKEN = (
-    "A worker process of executor='processes' died before this fit ended: killed (for memory, say), or failing as "
-    "it started (its error is printed on standard error; a main module that starts fits when imported, without "
-    "if __name__ == '__main__':, is a common cause). The next fit starts a new pool; executor='threads' needs no "
-    "worker processes."
-)
 
 
 class ProcessExecutor(Executor):
@@ -517,13 +378,6 @@ class ProcessExecutor(Executor):
                     step = "reading the fitted model the worker process sent back (unpickling it)"
                     results[k] = (None, Unshipped(failure, step, "fit it with executor='threads'"))
         return results
-
-
-@atexit.register
-def _shutdown_pools() -> None:
-    for pool in _PROCESS_POOLS.values():
-        pool.shutdown(wait=False, cancel_futures=True)
-    _PROCESS_POOLS.clear()
 
 
 class DaskExecutor(Executor):
@@ -694,43 +548,6 @@ class DaskExecutor(Executor):
                 error = Unshipped(_without_traceback(error), step, _RESULT_ADVICE)
             outcomes.append((result, error))
         return outcomes
-
-
-def _unserializable(error: BaseException) -> bool:
-    """Whether Dask's ``error`` says it could not serialize (pickle) something: a ``TypeError`` "Could not
-    serialize object of type ...", pickle's own error chained."""
-    return "could not serialize" in str(error).lower() or isinstance(error, pickle.PicklingError)
-
-
-def _without_traceback(error: BaseException) -> BaseException:
-    """Dask's ``error`` whose message carries the worker's traceback, as one line: its first line and the last
-    error the traceback names (``Could not serialize object of type X (TypeError: cannot pickle ...)``); the
-    original is chained."""
-    lines = [line for line in str(error).splitlines() if line.strip()]
-    if len(lines) < 2 or not any(line.startswith("Traceback") for line in lines):
-        return error
-    last = next((line for line in reversed(lines) if re.match(r"[A-Za-z_][\w.]*(Error|Exception)\b[^:]*: ", line)), None)
-    try:
-        plain = type(error)(lines[0] if last is None else f"{lines[0]} ({last})")
-    except Exception:  # an exception class that takes other arguments: keep it as it is
-        return error
-    plain.__cause__ = error
-    return plain
-
-
-def _settled(future: Any) -> tuple[Any, BaseException | None]:
-    """``(result, None)`` or ``(None, error)`` of a Dask future that did not finish as it is now.
-
-    ``"error"``: what the fit raised, or ``KilledWorker`` when its workers
-    kept dying. ``"lost"``: the fit ended but the worker holding its result
-    died; Dask computes it again (a client still wants it), so it is awaited.
-    ``"cancelled"``: Dask's ``CancelledError``. (``exception()`` gives
-    ``None`` for the last two.)
-    """
-    try:
-        return future.result(), None
-    except (Exception, asyncio.CancelledError) as error:  # reported by the scheduler, never lost
-        return None, error
 
 
 def _workers(n_jobs: int | None) -> int:
