@@ -255,7 +255,7 @@ def lower(
     ``sample`` is input data (a few rows) on which the network is evaluated
     natively to learn the shape and kind of every intermediate value.
     ``recode``: by ``id`` of a model that reads the input, the tables that
-    turn the input's category codes into its own (see ``api._categories_of``).
+    turn the input's category codes into its own (see ``_resolve._categories_of``).
     """
     source = input_source(outputs)
     memo: dict[Node, Any] = {}
