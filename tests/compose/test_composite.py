@@ -30,6 +30,7 @@ from sklearn.decomposition import PCA
 from sklearn.exceptions import NotFittedError
 from sklearn.ensemble import BaggingRegressor, IsolationForest
 from sklearn.linear_model import Lasso, LogisticRegression, Ridge
+from sklearn.manifold import TSNE
 from sklearn.model_selection import GridSearchCV, KFold, cross_val_score
 from sklearn.neighbors import KernelDensity
 from sklearn.pipeline import Pipeline, make_pipeline
@@ -1205,13 +1206,37 @@ def test_a_composite_with_a_fit_predict_output_labels_its_training_data_as_sciki
     expected = DBSCAN(eps=0.6).fit(StandardScaler().fit_transform(X)).labels_
     clusters = kind()
     assert hasattr(clusters, "fit_predict") and not hasattr(clusters, "predict")
+    labels = clusters.fit_predict(X)
+    np.testing.assert_array_equal(labels, expected)
+    labels[:] = 9  # the caller's copy: what the machine keeps stays as it was
     np.testing.assert_array_equal(clusters.fit_predict(X), expected)
     np.testing.assert_array_equal(clusters.labels_, expected)
     assert list(clusters.network_) == ["fit_predict"]
     narrower = DBSCAN(eps=0.4).fit(StandardScaler().fit_transform(X)).labels_
     np.testing.assert_array_equal(clusters.set_params(eps=0.4).fit(X).labels_, narrower)
-    assert LoggedNeighbourhoods.fitted == (2 if kind is LoggedNeighbourhoods else 0)
+    assert LoggedNeighbourhoods.fitted == (3 if kind is LoggedNeighbourhoods else 0)
     LoggedNeighbourhoods.fitted = 0
+
+
+class LoggedEmbedding(ww.Composite, TransformerMixin):
+    """A network whose output is TSNE's training output, with a fit of its own (which fit_transform must run)."""
+
+    def network(self, X, y=None):
+        Z = ww.machine(StandardScaler(), X).transform(X)
+        return ww.Signature(fit_transform=ww.machine(TSNE(perplexity=10.0, max_iter=250, random_state=0), Z).fit_transform(Z))
+
+    def fit(self, X, y=None):
+        return super().fit(X, y)
+
+
+def test_a_composite_with_a_fit_of_its_own_hands_the_caller_a_copy_of_its_training_output():
+    X = load_iris().data
+    expected = TSNE(perplexity=10.0, max_iter=250, random_state=0).fit_transform(StandardScaler().fit_transform(X))
+    embedding = LoggedEmbedding()
+    value = embedding.fit_transform(X)
+    np.testing.assert_array_equal(value, expected)
+    value[:] = 0.0
+    np.testing.assert_array_equal(embedding.fit_transform(X), expected)
 
 
 def test_a_failed_fit_leaves_no_labels():

@@ -13,12 +13,14 @@ from sklearn.base import BaseEstimator, ClassifierMixin, RegressorMixin, clone
 from sklearn.compose import ColumnTransformer
 from sklearn.compose import TransformedTargetRegressor
 from sklearn.cluster import DBSCAN, AgglomerativeClustering, KMeans, SpectralClustering
-from sklearn.datasets import load_breast_cancer, load_diabetes, load_iris
+from sklearn.datasets import load_breast_cancer, load_diabetes, load_digits, load_iris
 from sklearn.decomposition import NMF, PCA
 from sklearn.ensemble import IsolationForest
+from sklearn.feature_extraction.text import TfidfVectorizer
 from sklearn.feature_selection import SelectKBest, f_regression
 from sklearn.linear_model import Lasso, LogisticRegression, Ridge
 from sklearn.mixture import GaussianMixture
+from sklearn.manifold import TSNE
 from sklearn.neighbors import KernelDensity, LocalOutlierFactor
 from sklearn.model_selection import GridSearchCV, KFold
 from sklearn.pipeline import Pipeline as SkPipeline
@@ -583,3 +585,85 @@ def test_a_last_step_whose_score_needs_the_target_gives_no_score_output():
     X, y = load_diabetes(return_X_y=True)
     pipe = ww.Pipeline([("plain", Plain())]).fit(X, y)
     assert "score" not in pipe.network_ and np.array_equal(pipe.predict(X[:2]), np.zeros(2))
+
+
+# -- values the network keeps: no step changes them in place, and the caller gets its own ----------------------
+
+
+def _in_place_steps(first, with_std: bool, last=None) -> list:
+    """``first`` -> a scaler working in place (``copy=False``) -> Ridge."""
+    scaler = StandardScaler(copy=False, with_mean=False, with_std=with_std)
+    return [("first", clone(first)), ("sc", scaler), ("r", clone(last) if last is not None else Ridge())]
+
+
+def _digit_documents() -> tuple[list[str], np.ndarray]:
+    """Each of 300 digit images as a text: the word ``p<j>`` once per unit of pixel ``j``'s ink; and the digits."""
+    X, y = load_digits(return_X_y=True)
+    return [" ".join(f"p{j}" for j, ink in enumerate(row) for _ in range(int(ink))) for row in X[:300]], y[:300]
+
+
+@pytest.mark.parametrize(
+    "first, frame",
+    [(PCA(3), False), (MinMaxScaler(), False), (PCA(3), True)],
+    ids=["a-kept-training-output", "a-pass-value-kept-between-fits", "a-kept-dataframe"],
+)
+def test_a_step_that_works_in_place_does_not_change_what_a_refit_trains_on(first, frame):
+    """PCA's own fit_transform output (kept by its machine), a MinMaxScaler's output (kept between fits), a
+    pandas output: the in-place scaler (copy=False) would scale each where it lies; a refit changing only it
+    would then train on scaled values (82 off for PCA on main)."""
+    X = pd.DataFrame(X_DATA, columns=[f"x{j}" for j in range(10)]) if frame else X_DATA
+    ours = ww.Pipeline(_in_place_steps(first, True))
+    if frame:
+        ours.set_output(transform="pandas")
+    ours.fit(X, Y_DATA)
+    ours.set_params(sc__with_std=False).fit(X, Y_DATA)
+    theirs = SkPipeline(_in_place_steps(first, False)).fit(X_DATA, Y_DATA)
+    np.testing.assert_allclose(ours.predict(X), theirs.predict(X_DATA), rtol=1e-10)
+
+
+def test_a_step_that_scales_a_kept_sparse_output_in_place_leaves_it_as_it_was():
+    docs, digits = _digit_documents()
+
+    def steps(with_std):
+        return [("tfidf", TfidfVectorizer()), ("sc", StandardScaler(copy=False, with_mean=False, with_std=with_std)), ("r", Ridge())]
+
+    ours = ww.Pipeline(steps(True)).fit(docs, digits)
+    ours.set_params(sc__with_std=False).fit(docs, digits)  # TfidfVectorizer's output, kept: not scaled
+    np.testing.assert_allclose(ours.predict(docs), SkPipeline(steps(False)).fit(docs, digits).predict(docs), rtol=1e-10)
+    clusters = ww.Pipeline([("tfidf", TfidfVectorizer()), ("kmeans", KMeans(4, n_init=1, random_state=0))])
+    expected = SkPipeline([("tfidf", TfidfVectorizer()), ("kmeans", KMeans(4, n_init=1, random_state=0))]).fit(docs)
+    # KMeans.predict is given the kept sparse output itself (copy_x=True: it writes into nothing)
+    np.testing.assert_array_equal(clusters.fit(docs).labels_, expected[-1].labels_)
+
+
+@pytest.mark.parametrize(
+    "steps, method",
+    [
+        ([("scale", StandardScaler()), ("pca", PCA(3))], "fit_transform"),
+        ([("scale", StandardScaler()), ("pca", PCA(3)), ("minmax", MinMaxScaler())], "fit_transform"),
+        ([("scale", StandardScaler()), ("tsne", TSNE(perplexity=10.0, max_iter=250, random_state=0))], "fit_transform"),
+        ([("scale", StandardScaler()), ("kmeans", KMeans(3, n_init=1, random_state=0))], "fit_predict"),
+        ([("scale", StandardScaler()), ("dbscan", DBSCAN(eps=3.0))], "fit_predict"),
+    ],
+    ids=["pca", "minmax-after-pca", "tsne", "kmeans", "dbscan"],
+)
+def test_what_fit_transform_and_fit_predict_return_is_the_caller_s_to_change(steps, method):
+    pipe = ww.Pipeline(steps)
+    value = getattr(pipe, method)(X_DATA[:200])
+    expected = getattr(SkPipeline([(name, clone(step)) for name, step in steps]), method)(X_DATA[:200])
+    np.testing.assert_allclose(value, expected, rtol=1e-10)
+    value[:] = 7  # the caller's: writable, and no value the network keeps
+    np.testing.assert_allclose(getattr(pipe, method)(X_DATA[:200]), expected, rtol=1e-10)
+    if method == "fit_predict":
+        labels = pipe.labels_
+        labels[:] = 7  # scikit-learn's labels_ are writable (DBSCAN's relabelled noise, say)
+        np.testing.assert_array_equal(pipe.fit_predict(X_DATA[:200]), expected)
+
+
+def test_a_pandas_fit_transform_is_the_caller_s_to_change():
+    X = pd.DataFrame(X_DATA, columns=[f"x{j}" for j in range(10)])
+    pipe = ww.Pipeline([("scale", StandardScaler()), ("pca", PCA(3))]).set_output(transform="pandas")
+    value = pipe.fit_transform(X)
+    before = value.copy()
+    value.iloc[:, :] = 0.0
+    pd.testing.assert_frame_equal(pipe.fit_transform(X), before)

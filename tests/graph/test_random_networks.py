@@ -24,6 +24,7 @@ import numpy as np
 from _counting import Counting, fits
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from sklearn.base import clone
 from sklearn.decomposition import PCA
 from sklearn.linear_model import Ridge
 from sklearn.neighbors import KNeighborsRegressor
@@ -49,6 +50,15 @@ KINDS = {
     "knn": (KNeighborsRegressor, True, {"n_neighbors": [1, 2, 3]}),
 }
 SUPERVISED = [k for k, (_, supervised, _) in KINDS.items() if supervised]
+#: The kinds of the in-place property: a PCA whose machine keeps its fit_transform output, and a scaler that
+#: scales what it is given in place (copy=False), the source's data included.
+IN_PLACE_KINDS = {
+    "kept_pca": (PCA, False, {"n_components": [1], "whiten": [False, True]}),
+    "in_place": (StandardScaler, False, {"with_mean": [True, False], "with_std": [True, False]}),
+    "scaler": KINDS["scaler"],
+    "ridge": KINDS["ridge"],
+}
+ALL_KINDS = {**KINDS, **IN_PLACE_KINDS}
 
 
 @dataclass(frozen=True)
@@ -72,8 +82,21 @@ class Spec:
         return Spec(list(self.nodes), list(self.machines), self.outputs)
 
 
+class KeepingCounting(Counting):
+    """``Counting`` with a ``fit_transform`` of its own: its machine trains by it and keeps the output."""
+
+    def fit_transform(self, X, y=None):
+        Counting.events.append((self.tag, "fit"))
+        self.estimator_ = clone(self.estimator)
+        return self.estimator_.fit_transform(X)
+
+
 def model_of(spec: MachineSpec) -> Counting:
-    cls = KINDS[spec.kind][0]
+    cls = ALL_KINDS[spec.kind][0]
+    if spec.kind == "kept_pca":
+        return KeepingCounting(cls(**dict(spec.params)), tag=spec.name)
+    if spec.kind == "in_place":
+        return Counting(cls(copy=False, **dict(spec.params)), tag=spec.name)
     return Counting(cls(**dict(spec.params)), tag=spec.name)
 
 
@@ -93,7 +116,7 @@ def build(spec: Spec, X: ww.Source, y: ww.Source) -> tuple[ww.Node, dict[str, ww
                 m = spec.machines[k]
                 mach = by_position[k] = ww.machine(model_of(m), *(built[i] for i in m.args), name=m.name)
                 machines[m.name] = mach
-            operation = "predict" if KINDS[spec.machines[k].kind][1] else "transform"
+            operation = "predict" if ALL_KINDS[spec.machines[k].kind][1] else "transform"
             built.append(getattr(mach, operation)(built[parent]))
         elif what == "scale":
             built.append(ww.node(np.multiply, built[entry[2]], entry[1]))
@@ -220,7 +243,7 @@ def same_machines(old: Spec, new: Spec) -> set[str]:
 
 
 @st.composite
-def specs(draw) -> Spec:
+def specs(draw, kinds: dict = KINDS) -> Spec:
     spec = Spec()
     shape = {0: 2, 1: 0}  # node position -> columns (0: a vector)
     for step in range(draw(st.integers(1, 7))):
@@ -228,17 +251,17 @@ def specs(draw) -> Spec:
         vectors = [i for i, c in shape.items() if not c]
         what = "machine" if step == 0 else draw(st.sampled_from(["machine", "machine", "scale", "hcat"]))
         if what == "machine":
-            kind = draw(st.sampled_from(list(KINDS)))
-            supervised = KINDS[kind][1]
+            kind = draw(st.sampled_from(list(kinds)))
+            supervised = kinds[kind][1]
             x = draw(st.sampled_from(tables))
             args = (x, draw(st.sampled_from(vectors))) if supervised else (x,)
-            params = tuple(sorted((p, draw(st.sampled_from(values))) for p, values in KINDS[kind][2].items()))
+            params = tuple(sorted((p, draw(st.sampled_from(values))) for p, values in kinds[kind][2].items()))
             k = len(spec.machines)
             spec.machines.append(MachineSpec(f"m{k}", kind, params, args))
             # applied to its own training X, or to another table of as many columns
             parent = draw(st.sampled_from([i for i in tables if shape[i] == shape[x]]))
             spec.nodes.append(("op", k, parent))
-            shape[len(spec.nodes) - 1] = 0 if supervised else (1 if kind == "pca" else shape[x])
+            shape[len(spec.nodes) - 1] = 0 if supervised else (1 if kind in ("pca", "kept_pca") else shape[x])
         elif what == "scale":
             parent = draw(st.sampled_from(sorted(shape)))
             spec.nodes.append(("scale", draw(st.sampled_from([0.5, 2.0])), parent))
@@ -254,7 +277,7 @@ def specs(draw) -> Spec:
 
 def other_params(draw, m: MachineSpec) -> tuple:
     """Hyperparameters of ``m``'s kind with at least one value changed, or ``m``'s own when none can change."""
-    options = {p: [v for v in values if v != dict(m.params)[p]] for p, values in KINDS[m.kind][2].items()}
+    options = {p: [v for v in values if v != dict(m.params)[p]] for p, values in ALL_KINDS[m.kind][2].items()}
     changeable = sorted(p for p, values in options.items() if values)
     if not changeable:
         return m.params
@@ -519,3 +542,27 @@ def test_a_failed_fit_leaves_every_machine_whole_and_the_next_fit_resumes(spec, 
     changed = {m.name for m in spec.machines if m.params != original[m.name]}
     assert sorted(first + fits()) == sorted([*downstream(spec, changed), failing.name])
     assert_same(values(root), from_scratch(spec))
+
+
+@SETTINGS
+@given(specs(IN_PLACE_KINDS), st.data())
+def test_a_model_working_in_place_changes_no_value_the_network_keeps(spec, data):
+    """Random networks where scalers with copy=False transform PCA's kept outputs, the values of a pass and the
+    source's data: each fit trains on what a fresh build would (a scaled output would be trained on again when
+    only what is after it changes), every output a machine keeps is what its model computed, and the caller's
+    data stays as it was."""
+    spec = spec.copy()
+    root, machines, X, y = trained_network(spec)
+    assert_same(values(root), from_scratch(spec))
+    for _ in range(data.draw(st.integers(1, 3), label="rounds")):
+        for k in data.draw(st.lists(st.integers(0, len(spec.machines) - 1), min_size=1, max_size=2), label="k"):
+            m = spec.machines[k]
+            spec.machines[k] = replace(m, params=other_params(data.draw, m))
+            machines[m.name].model.set_params(**{f"estimator__{p}": v for p, v in spec.machines[k].params})
+        root.fit(verbose=0)
+        assert_same(values(root), from_scratch(spec))
+        for m in machines.values():
+            if m._output is not None:  # the kept output, as the model computes it from its input now
+                computed = m.fitted_model.estimator_.transform(m.args[0]())
+                np.testing.assert_allclose(m._output[1], computed, rtol=1e-9, atol=1e-9)
+    np.testing.assert_array_equal(X.data, X_DATA)  # the caller's data: given to scalers, not scaled where it lay

@@ -44,6 +44,7 @@ from sklearn.utils.validation import has_fit_parameter
 
 from wirework.errors import ArgumentError, NotTrainedError, kind_name
 from wirework.graph.fingerprint import tokenize
+from wirework.graph.kept import copied
 from wirework.graph.nodes import Source
 from wirework.graph.training import FitPass, fit_pass
 from wirework.compose._building import _Built, _ComposedNetwork, _layout, _quick_key, _skeleton
@@ -382,7 +383,7 @@ class Composite(
         else:  # no longer a classifier: no classes left from an earlier fit
             self.__dict__.pop("classes_", None)
             if labelled:
-                self.labels_ = labels
+                self.labels_ = copied(labels)  # a value of the pass, which the network keeps
             else:  # nor labels, unless a clusterer that predicts
                 self.__dict__.pop("labels_", None)
         return self
@@ -422,10 +423,11 @@ class Composite(
             output = self._ready().get("fit_transform")
             if output is None:
                 return self.transform(X)
-            return self._output(output.machine._kept_output(output.parents[0], "fit_transform", False), X)
+            return self._output(copied(output.machine._kept_output(output.parents[0], "fit_transform", False)), X)
         values = {"fit_transform": None, "transform": None}  # the _fit keeps those the signature has
         self._fit_with(X, y, fit_params, values, "fit_transform")
-        return self._output(values["fit_transform"] if "fit_transform" in values else values["transform"], X)
+        # values of the pass, which the network keeps: the caller gets a copy, as scikit-learn's are the caller's
+        return self._output(copied(values["fit_transform"] if "fit_transform" in values else values["transform"]), X)
 
     @available_if(lambda self: self._fits_and_predicts())
     def fit_predict(self, X: Any, y: Any = None, **fit_params: Any) -> Any:
@@ -444,10 +446,10 @@ class Composite(
             labels = self._ready().get("fit_predict")
             if labels is None:
                 return self.predict(X)
-            return labels.machine._kept_output(labels.parents[0], "fit_predict", False)
+            return copied(labels.machine._kept_output(labels.parents[0], "fit_predict", False))
         values = {"fit_predict": None, "predict": None}  # the _fit keeps those the signature has
         self._fit_with(X, y, fit_params, values, "fit_predict")
-        return values["fit_predict"] if "fit_predict" in values else values["predict"]
+        return copied(values["fit_predict"] if "fit_predict" in values else values["predict"])
 
     def _fits_and_predicts(self) -> bool:
         """Whether :meth:`fit_predict` exists: for a network with a ``fit_predict`` output, and for a clusterer

@@ -46,7 +46,9 @@ class Job:
     process, a Dask worker); the machine then records the result.
     """
 
-    __slots__ = ("machine", "values", "how", "action", "reason", "params_key", "n_rows", "seen", "key", "model")
+    __slots__ = (
+        "machine", "values", "how", "action", "reason", "params_key", "n_rows", "seen", "key", "model", "writes"
+    )
 
     def __init__(
         self,
@@ -69,6 +71,7 @@ class Job:
         self.seen = seen  # the sums of the states and versions upstream when planned, and its direct needs' states
         self.key: str | None = None
         self.model: Any = None
+        self.writes = False  # the model may write into its input: its values are copies (see wirework.graph.kept)
 
 
 def run_job(model: Any, values: list[Any], how: How) -> tuple[Any, Any, float]:

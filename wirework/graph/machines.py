@@ -42,6 +42,7 @@ from wirework.graph.jobs import (
     training_method,
     wants_column,
 )
+from wirework.graph.kept import copied, writes_in_place
 from wirework.graph.nodes import DynamicNode, Node, Source, TrainingOutputNode
 from wirework.graph.topology import (
     CLOCK,
@@ -200,6 +201,9 @@ class Machine:
     #: The machines it needs directly (see ``topology._walk``); ``None`` until a walk meets it (a class default:
     #: machines pickled before it existed have none).
     _needs: tuple[Machine, ...] | None = None
+    #: ``(fitted model, whether it may write into its input)``, for the fitted model it names (see ``_apply``); a
+    #: class default: a machine pickled, copied or adopting another's training finds it out again.
+    _writes: tuple[Any, bool] | None = None
 
     def __init__(self, model: Any, args: tuple[Node, ...], *, name: str | None = None) -> None:
         self.model = model
@@ -387,6 +391,11 @@ class Machine:
             )
         if params:
             method = functools.partial(method, **params)
+        writes = self._writes
+        if writes is None or writes[0] is not fitted:
+            writes = self._writes = (fitted, writes_in_place(fitted))
+        if writes[1]:  # a copy=False model: the value may be kept, or shared with other consumers
+            value = copied(value)
         try:
             if getattr(value, "ndim", 2) == 1:
                 if self._vector:  # trained on a 1-D argument as one column: the same here, and back to 1-D
@@ -641,6 +650,9 @@ class Machine:
             training_method(type(self.model), owed, len(values)) if owed else None,
         )
         job = Job(self, values, how, action, reason + (" (warm start)" if warm else ""), key, rows, seen)
+        # a model told to write into its input (copy=False...) must not write into values kept or shared; params
+        # read once above; a key that is a tuple: plain values, no nested model to look into
+        job.writes = writes_in_place(self.model, found, type(key) is tuple)
         if run.cache is not None and not warm:
             token = model_token(self.model)
             # a fit by fit_predict is kept apart: its output is labels, not what fit_transform gives
@@ -667,6 +679,8 @@ class Machine:
                 job.model = fresh_copy(self.model, params)
         except Exception as error:  # what clone() would raise too: a parameter not kept as an attribute, say
             raise self._failure(job, error, "copying the model") from error
+        if job.writes:  # after the cache's key: fingerprints of the values themselves
+            job.values = list(map(copied, values))
         return job
 
     def _finish(self, job: Job, fitted: Any, output: Any, elapsed: float, cache: FitCache | None = None) -> None:
@@ -674,6 +688,7 @@ class Machine:
         (``fit_transform``'s, when the job asked for it); then store it in ``cache`` (recorded first: an interrupt
         while it is written to disk loses nothing)."""
         self._fitted = fitted
+        self._writes = (fitted, job.writes)
         self._fit_key = job.key
         self._vector = job.how.column
         if job.how.output:

@@ -31,6 +31,7 @@ from wirework.errors import (
     quoted,
 )
 from wirework.graph.data import describe, is_data
+from wirework.graph.kept import copied
 from wirework.graph.topology import CLOCK, TrainingGraph, ancestry, post_order, requirements_of, upstream_sources
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -208,8 +209,9 @@ class Node:
         >>> double(np.array([5.0]))
         array([10.])
         """
-        if not args and not kwargs:
-            return evaluate(self, {})
+        if not args and not kwargs:  # the value may be one the network keeps: the caller gets a copy to change
+            value = evaluate(self, {})
+            return value if self.kind == "source" else copied(value)
         sources = self._sources if self._sources is not None else self.sources()
         if len(args) == 1 and not kwargs and len(sources) == 1 and is_data(args[0]):
             return evaluate(self, {}, {sources[0]: args[0]})  # the common case, kept short
