@@ -72,8 +72,9 @@ def writes_in_place(model: Any, found: tuple[tuple, tuple] | None = None, plain:
     positions = _POSITIONS.get(type(model))
     if positions is None:
         positions = _POSITIONS[type(model)] = tuple(i for i, name in enumerate(names) if name in IN_PLACE_PARAMETERS)
-    for i in positions:
-        if not _true(values[i]):
+    for i in positions:  # _true, inline: a model that trains runs this
+        value = values[i]
+        if value is not True and not (type(value) is np.bool_ and value):
             return True
     if plain:
         return False

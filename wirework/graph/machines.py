@@ -141,7 +141,9 @@ class Machine:
     (not ``TransformerMixin``'s fit-then-transform) trains by it in a pass
     that needs such a node (upstream of the pass's roots, or of a training
     argument of a machine the pass visits), and the machine holds the
-    output until it trains again. This matters where the two differ by
+    output until it trains again (a model that writes in place, told so by
+    ``copy=False`` or the like, is given a copy of it, as of every value:
+    see :mod:`wirework.graph.kept`). This matters where the two differ by
     design (``TargetEncoder`` cross-fits its training encodings; ``NMF``
     returns the factor it learned) or by rounding (``PCA``). New data pushed
     through the network (``node(X_new)``) is transformed with ``transform``.

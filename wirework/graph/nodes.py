@@ -727,7 +727,10 @@ def node(function: Callable[..., Any], *args: Any, **kwargs: Any) -> StaticNode:
     """Create a static node applying ``function`` to the values of ``args``.
 
     Arguments that are nodes are evaluated first; other arguments are
-    constants bound into the node.
+    constants bound into the node. ``function`` must not change its
+    arguments in place (as Dask's rule for a task's function): it is given
+    the values the network keeps and shares with other nodes, not copies
+    (see docs/graph.md, "Kept values").
 
     Examples
     --------
