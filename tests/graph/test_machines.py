@@ -905,3 +905,21 @@ def test_a_machine_trained_by_fit_holds_no_labels_until_a_pass_needs_them():
     labels.fit()
     assert dbscan.report()["reason"] == "condition 7: a node takes its fit_predict output, which it does not hold"
     np.testing.assert_array_equal(labels(), dbscan.fitted_model.labels_)
+
+
+def test_a_pickled_trained_machine_names_the_machines_module_and_comes_back_trained():
+    """Machine's retraining rules live in a base class in _retraining; pickles still name wirework.graph.machines
+    (Machine and the snapshot of its training) and load back with the same training."""
+    import pickle
+
+    X, y = ww.source(X_DATA, name="X"), ww.source(Y_DATA, name="y")
+    ridge = ww.machine(Ridge(), X, y, name="ridge")
+    yhat = ridge.predict(X).fit()
+    data = pickle.dumps(yhat)
+    assert b"wirework.graph.machines" in data and b"_retraining" not in data
+    assert b"_Snapshot" in data
+    back = pickle.loads(data)
+    machine = back.machines()[0]
+    assert type(machine) is ww.Machine and type(machine._snapshot).__module__ == "wirework.graph.machines"
+    np.testing.assert_array_equal(back(), yhat())
+    assert back.fit().machines()[0].report()["action"] == "skipped" and machine.state == 1
