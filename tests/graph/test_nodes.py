@@ -379,3 +379,31 @@ def test_networks_of_lifted_functions_pickle():
     np.testing.assert_array_equal(restored(), yhat())
     np.testing.assert_array_equal(restored(X_DATA[20:25]), yhat(X_DATA[20:25]))
     assert repr(restored) == repr(yhat) and _halved.__name__ == "_halved" and _tripled.__qualname__ == "_tripled"
+
+
+def test_a_pickled_trained_network_names_the_nodes_module_and_comes_back_trained():
+    """Calling and pickling live in base classes of Node (_calling, _node_pickling); pickles still name
+    wirework.graph.nodes (the node classes and _blank) and load back; nodes keep their slots (no __dict__)."""
+    import pickle
+
+    from sklearn.cluster import DBSCAN
+
+    from wirework.graph.nodes import DynamicNode, Source, StaticNode, TrainingOutputNode
+
+    X_all, y_all = load_diabetes(return_X_y=True)
+    X, y = ww.source(X_all[:80], name="X"), ww.source(y_all[:80], name="y")
+    Z = ww.machine(StandardScaler(), X).transform(X)
+    labels = ww.machine(DBSCAN(), Z).fit_predict(Z)
+    yhat = ww.machine(Ridge(), Z, y).predict(Z)
+    root = ww.node(np.add, 2 * yhat, labels)
+    expected = root.fit()()
+    data = pickle.dumps(root)
+    assert b"wirework.graph.nodes" in data and b"_blank" in data
+    assert b"_node_pickling" not in data and b"_calling" not in data
+    back = pickle.loads(data)
+    kinds = {type(n) for n in back._ancestry()}
+    assert {Source, DynamicNode, StaticNode, TrainingOutputNode} <= kinds
+    assert not any(hasattr(n, "__dict__") for n in back._ancestry())
+    assert all(m.state == 1 for m in back.machines())
+    np.testing.assert_array_equal(back.fit()(), expected)
+    np.testing.assert_array_equal(back.parents[0](X_all[80:90]), root.parents[0](X_all[80:90]))  # on new data

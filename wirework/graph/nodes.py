@@ -14,25 +14,15 @@ from __future__ import annotations
 import functools
 import operator
 import sys
-import threading
 import types
-import weakref
 from collections.abc import Callable, Mapping
 from typing import TYPE_CHECKING, Any
 
-from wirework.errors import (
-    ArgumentError,
-    DataError,
-    GraphError,
-    LazyNodeError,
-    NodeApplyError,
-    WireworkError,
-    install_advice,
-    quoted,
-)
+from wirework.errors import ArgumentError, DataError, LazyNodeError
+from wirework.graph._calling import _Calling, _source_label, apply_failure, evaluate
+from wirework.graph._node_pickling import _blank, _Pickled
 from wirework.graph.data import describe, is_data
-from wirework.graph.kept import copied
-from wirework.graph.topology import CLOCK, TrainingGraph, ancestry, post_order, requirements_of, upstream_sources
+from wirework.graph.topology import CLOCK, TrainingGraph, ancestry, upstream_sources
 
 if TYPE_CHECKING:  # pragma: no cover
     from wirework.graph.cache import FitCache
@@ -40,61 +30,14 @@ if TYPE_CHECKING:  # pragma: no cover
 
 __all__ = [
     "Node", "Source", "DynamicNode", "TrainingOutputNode", "FitPredictNode", "StaticNode", "source", "node", "lift",
-    "evaluate",
+    "evaluate", "apply_failure",
 ]
+__all__ += ["_blank"]  # moved to _node_pickling: pickles of nodes name wirework.graph.nodes._blank
 
 _MISSING = object()
 
 
-def evaluate(target: Node, memo: dict, overrides: Mapping[Node, Any] | None = None) -> Any:
-    """Value of ``target``, computing each missing ancestor once into ``memo``.
-
-    ``overrides`` maps sources to the data they yield instead of their own.
-
-    Raises
-    ------
-    NodeApplyError
-        A static node's function raised: the error names that node, chains
-        the function's own and is also of its builtin class. Errors of
-        wirework's own (a machine's ``MachineApplyError``…) pass unchanged.
-    """
-    try:
-        for item in target._ancestry():
-            if item not in memo:
-                memo[item] = item._compute(memo, overrides)
-    except WireworkError:  # names its machine, source or data already
-        raise
-    except Exception as error:
-        raise apply_failure(target, memo, error, new_data=overrides is not None) from error
-    return memo[target]
-
-
-def apply_failure(
-    target: Node, memo: dict, error: Exception, *, new_data: bool, fitting: bool = False
-) -> NodeApplyError:
-    """The error to raise when computing ``target``'s value into ``memo`` raised ``error`` (not a wirework
-    error): at the first node of its ancestry without a value, as :func:`evaluate` and a fit pass compute them
-    in that order. ``new_data``: on data given to the call, not the sources' own; ``fitting``: in a fit, after
-    which the machines trained stay trained."""
-    from wirework.graph.inspect import formulas
-
-    item = next(node for node in target._ancestry() if node not in memo)
-    shown = formulas([item, target])  # machines and sources numbered alike in both
-    data = "new data" if new_data else "the training data"
-    if item is target:
-        what = f"On {data}, the node {shown[0]} raised {quoted(error)}"
-    else:
-        what = f"Computing {shown[1]} on {data}, the node {shown[0]} raised {quoted(error)}"
-    inputs = [describe(memo[p]) for p in item.parents if p in memo]
-    received = f"; it received {', '.join(inputs)}" if inputs else ""
-    advice = install_advice(error) or "fix the node's function or the data that reaches it"
-    then = f"The machines trained stay trained; {advice} and fit again" if fitting else (
-        f"Nothing was changed; {advice} and call again"
-    )
-    return NodeApplyError.wrapping(error, f"{what}{received}. {then}.", node=item)
-
-
-class Node:
+class Node(_Calling, _Pickled):
     """A lazy value in a learning network (base class; build nodes with
     :func:`source`, :func:`node`, the operations of a machine, or arithmetic).
 
@@ -155,118 +98,6 @@ class Node:
     def machines(self) -> list[Machine]:
         """Every machine this node needs, in training (dependency) order."""
         return list(self._training_graph().machines)
-
-    def __copy__(self) -> Node:
-        """``copy.copy(node)``: a node of the same kind computing the same (same parents, function or machine;
-        a source holds the same data), with its own record of its structure, which lists the node itself."""
-        kind = type(self)
-        copied = kind.__new__(kind)
-        for name in _fields(kind):
-            setattr(copied, name, getattr(self, name))
-        if hasattr(self, "__dict__"):  # a subclass without slots
-            copied.__dict__.update(self.__dict__)
-        copied._order = copied._sources = copied._training = copied._stamp = None
-        return copied
-
-    def __reduce_ex__(self, protocol: int) -> tuple:
-        """Pickle and ``copy.deepcopy`` a node without recursing through the network (see :class:`_Prelude`).
-
-        The state is the node's fields, without what it keeps of its structure
-        (rebuilt when asked: kept, it would be as large as the network, for
-        each node).
-        """
-        kind = type(self)
-        state = {name: getattr(self, name, None) for name in _fields(kind)}
-        state["_order"] = state["_sources"] = state["_training"] = state["_stamp"] = None
-        if hasattr(self, "__dict__"):  # a subclass without slots
-            state.update(self.__dict__)
-        prelude = _Prelude.of(self)
-        if prelude is not None:
-            state = {"_prelude": prelude, **state}
-        return _blank, (kind,), state
-
-    def __setstate__(self, state: Any) -> None:
-        if isinstance(state, tuple):  # pickled before nodes had __reduce_ex__: (dict or None, slots)
-            state = {**(state[0] or {}), **state[1]}
-        self._stamp = None  # pickled before nodes kept stamps, or dropped when pickled
-        for name, value in state.items():
-            if name != "_prelude":
-                setattr(self, name, value)
-
-    # -- calling -----------------------------------------------------------
-
-    def __call__(self, *args: Any, **kwargs: Any) -> Any:
-        """Value of the node on the training data, or on new data.
-
-        Examples
-        --------
-        >>> import numpy as np
-        >>> import wirework as ww
-        >>> X = ww.source(np.array([1.0, 2.0]), name="X")
-        >>> double = 2 * X
-        >>> double()
-        array([2., 4.])
-        >>> double(np.array([5.0]))
-        array([10.])
-        """
-        if not args and not kwargs:  # the value may be one the network keeps: the caller gets a copy to change
-            value = evaluate(self, {})
-            return value if self.kind == "source" else copied(value)
-        sources = self._sources if self._sources is not None else self.sources()
-        if len(args) == 1 and not kwargs and len(sources) == 1 and is_data(args[0]):
-            return evaluate(self, {}, {sources[0]: args[0]})  # the common case, kept short
-        return evaluate(self, {}, self._bind(args, kwargs))
-
-    def _bind(self, args: tuple, kwargs: dict) -> dict:
-        """Map the call's arguments to this node's sources."""
-        sources = self.sources()
-        names = ", ".join(_source_label(s) for s in sources) or "none"
-        if args and kwargs:
-            raise GraphError(
-                "Expected either one positional value or values by source name, not both. "
-                f"Received {len(args)} positional and {sorted(kwargs)} by name. This node's sources: {names}."
-            )
-        for value in (*args, *kwargs.values()):
-            if not is_data(value):
-                raise ArgumentError(
-                    "Expected data (numpy array, pandas DataFrame or Series, sparse matrix, list) "
-                    f"to push through the network. Received: {describe(value)}."
-                )
-        if args:
-            if len(args) > 1:
-                raise GraphError(
-                    f"Expected one positional value (the new data for the node's source). "
-                    f"Received {len(args)}. Pass several sources by name: node(X=..., y=...)."
-                )
-            if not sources:
-                raise GraphError(
-                    "This node has no source, so it takes no data: call it without arguments, node()."
-                )
-            if len(sources) != 1:
-                raise GraphError(
-                    f"This node has {len(sources)} sources ({names}), so one positional value is ambiguous. "
-                    "Pass each by name, for example node(X=X_new, y=y_new)."
-                )
-            return {sources[0]: args[0]}
-        by_name: dict[str, Source] = {}
-        for src in sources:
-            if src.name in by_name:
-                raise GraphError(
-                    f"Two sources of this node are both named {src.name!r}; values by name are ambiguous. "
-                    "Give the sources distinct names with ww.source(..., name=...)."
-                )
-            if src.name is not None:
-                by_name[src.name] = src
-        unknown = sorted(set(kwargs) - set(by_name))
-        if unknown:
-            raise GraphError(f"Received values for {unknown}, which are not sources of this node. Its sources: {names}.")
-        missing = [_source_label(s) for s in sources if s.name not in kwargs]
-        if missing:
-            raise GraphError(
-                f"Received new data for {sorted(kwargs)} but not for {missing}. "
-                f"Pass new data for every source of this node ({names})."
-            )
-        return {by_name[name]: value for name, value in kwargs.items()}
 
     # -- training ----------------------------------------------------------
 
@@ -410,69 +241,8 @@ class Node:
         return f"<div><code>{_html_escape(repr(self))}</code></div>{self.to_svg()}"
 
 
-def _blank(kind: type) -> Node:
-    """A node of class ``kind`` without fields yet: what unpickling fills (``Node.__setstate__``)."""
-    return kind.__new__(kind)
-
-
-#: Per thread: the first prelude of the pickle or deep copy under way (weakly: it lives as long as that does).
-_SAVING = threading.local()
-
-
-class _Prelude(list):
-    """What a pickle (or deep copy) of a node saves before the node's own fields: the nodes and machines it
-    needs (through ordinary and training edges), each after those it needs.
-
-    Saving an object saves what it refers to first, recursively: through a
-    node's parents and a machine's training arguments, a network a few
-    hundred nodes deep exceeded the recursion limit. Saved in this order,
-    each finds what it refers to saved already. The first node saved in a
-    pickle carries the prelude of everything it needs; the others it covers
-    carry none (the pickler's memo holds the prelude, so it lives exactly as
-    long as that pickle). Unpickled, the prelude is dropped.
-    """
-
-    __slots__ = ("covered", "__weakref__")
-
-    def __reduce_ex__(self, protocol: int) -> tuple:
-        return list, (list(self),)  # unpickled as a plain list: only the order of saving matters
-
-    @staticmethod
-    def of(node: Node) -> _Prelude | None:
-        """The prelude ``node`` carries: what it needs that no node saved before in this pickle covered."""
-        reference = getattr(_SAVING, "prelude", None)
-        first = reference() if reference is not None else None
-        covered: set[int] = first.covered if first is not None else set()
-        if id(node) in covered:
-            return None
-        prelude = _Prelude()
-        for item in post_order([node], requirements_of, covered):  # each item after what it requires, skipping the covered
-            if item is not node:
-                prelude.append(item)
-        if first is None:
-            prelude.covered = covered
-            _SAVING.prelude = weakref.ref(prelude)
-        return prelude or None
-
-
-_FIELDS: dict[type, tuple[str, ...]] = {}
-
-
-def _fields(kind: type) -> tuple[str, ...]:
-    """The slots of a node class that hold its fields (all but ``__weakref__``), kept per class."""
-    names = _FIELDS.get(kind)
-    if names is None:
-        slots = [name for k in reversed(kind.__mro__) for name in k.__dict__.get("__slots__", ())]
-        names = _FIELDS[kind] = tuple(name for name in slots if name != "__weakref__")
-    return names
-
-
 def _html_escape(text: str) -> str:
     return text.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
-
-
-def _source_label(src: Source) -> str:
-    return src.name if src.name is not None else "<unnamed source>"
 
 
 class Source(Node):
