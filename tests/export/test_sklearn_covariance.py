@@ -106,3 +106,37 @@ def test_a_pipeline_ending_in_an_elliptic_envelope_exports_whole():
 def test_an_unknown_method_is_refused():
     model = EllipticEnvelope(random_state=0).fit(_data("wine", scaled=True))
     assert_unknown_method_refused(model, _convert_elliptic_envelope, "transform")
+
+
+def _two_lanes(terms: list[np.ndarray]) -> np.ndarray:
+    """The order the export assumes SciPy adds a sum in: even and odd positions each from 0, then the lanes, then
+    the last term when their number is odd."""
+    paired = len(terms) - len(terms) % 2
+    even, odd = np.zeros_like(terms[0]), np.zeros_like(terms[0])
+    for term in terms[0:paired:2]:
+        even = even + term
+    for term in terms[1:paired:2]:
+        odd = odd + term
+    total = even + odd
+    return total + terms[-1] if len(terms) % 2 else total
+
+
+@pytest.mark.parametrize("n", [1, 2, 3, 7, 10, 13, 30])
+def test_scipy_adds_the_mahalanobis_sums_in_two_lanes(n):
+    """The fact the export's bit-for-bit equality rests on, checked on SciPy itself: if a SciPy release adds
+    its distance sums in another order, this fails first and says why the parity tests above fail."""
+    from scipy.spatial.distance import cdist
+
+    rng = np.random.default_rng(n)
+    X, location = rng.normal(size=(500, n)), rng.normal(size=n)
+    root = rng.normal(size=(n, n))
+    VI = root @ root.T + n * np.eye(n)  # a precision matrix: symmetric, positive definite
+    d = X - location
+    b = [_two_lanes([d[:, j] * VI[i, j] for j in range(n)]) for i in range(n)]
+    s = _two_lanes([d[:, i] * b[i] for i in range(n)])
+    expected = cdist(X, location[np.newaxis, :], metric="mahalanobis", VI=VI)[:, 0]
+    np.testing.assert_array_equal(np.sqrt(s), expected)
+    if n >= 7:  # where the order shows: the same sums added left to right differ from SciPy's on some rows
+        b = [sum((d[:, j] * VI[i, j] for j in range(n)), np.zeros(len(X))) for i in range(n)]
+        plain = np.sqrt(sum((d[:, i] * b[i] for i in range(n)), np.zeros(len(X))))
+        assert (plain != expected).sum() > 50
