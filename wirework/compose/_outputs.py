@@ -52,7 +52,7 @@ class _ComposedOutputs:
 
     #: The operations whose keyword parameters go to a model (see :meth:`_run_with`): those of scikit-learn's
     #: ``Pipeline``; a recipe whose scikit-learn peer takes fewer says which.
-    _param_operations: tuple[str, ...] = (*_params.OPERATIONS, "decision_function", "transform", "inverse_transform")
+    _param_operations: tuple[str, ...] = _params.PARAM_OPERATIONS
 
     def _run_with(self, operation: str, X: Any, params: dict[str, Any], checks: bool = True) -> Any:
         """:meth:`_run`, the model whose ``operation`` gives the output called with ``params`` (with metadata

@@ -40,6 +40,9 @@ __all__ = ["consumer", "run_with", "routed_input"]
 #: The operations of a composite that take keyword arguments for one of its models without metadata routing, as
 #: scikit-learn's ``Pipeline`` offers them.
 OPERATIONS = ("predict", "predict_proba", "predict_log_proba")
+#: Every operation of a composite whose keyword arguments can reach a model (with metadata routing on, those
+#: besides :data:`OPERATIONS`), as scikit-learn's ``Pipeline`` routes them.
+PARAM_OPERATIONS = (*OPERATIONS, "decision_function", "transform", "inverse_transform")
 #: The method of a ``ww.Pipeline``'s steps before the last that each of its operations routes parameters to, with
 #: metadata routing on (scikit-learn's ``Pipeline.get_metadata_routing``).
 STEP_METHODS = {

@@ -351,8 +351,7 @@ class Pipeline(NamedEstimators, RoutedWeights, WeightedFit, Composite):
         routes = [(name, step, _params.STEP_METHODS) for name, step in steps[:-1]]
         if steps:
             name, last = steps[-1]
-            operations = (*_params.OPERATIONS, "decision_function", "transform", "inverse_transform")
-            routes.append((name, last, {op: op for op in operations if hasattr(last, op)}))
+            routes.append((name, last, {op: op for op in _params.PARAM_OPERATIONS if hasattr(last, op)}))
         return routes
 
     def _weighted_steps(self, steps: list[tuple[str, Any]], sample_weight: Source | None) -> set[str]:
