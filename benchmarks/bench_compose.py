@@ -67,7 +67,21 @@ no row can show a win for a wrong result. Tables name the wirework commit.
     rounds of 200 calls. Target: wirework <= 1.05x by hand (scikit-learn's
     Pipeline ~1.18x).
 
-Run: ``python benchmarks/bench_compose.py retune|refit|predict|all``
+``disturb``
+    Why the refit costs more than its calls: the leaf's fit, timed after the
+    leaf's own fit as in ``refit``, with one more untimed thing run between
+    the two, in a random order per round (seeded): nothing (the baseline);
+    hashing X and y with wirework's tokens; ``set_params`` of an unrelated
+    scikit-learn ``Pipeline`` (about 560 Python calls); a ``fit`` of an
+    unrelated, fitted ``ww.Pipeline`` on ``load_diabetes`` in which nothing
+    changed (a pass that trains nothing, about 210 calls). A last row times
+    ``Ridge.fit`` itself (a wrapper around it, on every row) inside
+    ``ww.Pipeline``'s refit of ``refit``. Each row: the median of per-round
+    ratios of its timed ``Ridge.fit`` to the baseline's. No target: it
+    splits the refit's overhead into wirework's own time and the leaf
+    running slower after wirework's code ran.
+
+Run: ``python benchmarks/bench_compose.py retune|refit|predict|disturb|all``
 (options: ``--rounds``, ``--calls``, ``--only wirework``, ``--processes``; ``--peer-peak`` also measures the peak
 RSS growth of one scikit-learn search, ~4 more minutes per row). Prints
 Markdown tables; progress goes to stderr.
@@ -457,13 +471,79 @@ def bench_predict(rounds: int, calls: int) -> None:
         print(f"| {name} | {statistics.median(times[name]) * 1e6:.1f} | {median_ratio(times[name], base):.3f}x |")
 
 
+# ------------------------------------------------------------ 4. disturb
+
+
+def disturb_rows(rounds: int, seed: int = 0) -> dict[str, tuple[float, float]]:
+    """Each row's median ms of the timed ``Ridge.fit`` and its median per-round ratio to the baseline's."""
+    X, y = regression_data()
+    Z = Pipeline(refit_steps(ALPHAS[0])[:-1]).fit_transform(X, y)
+    X_other, y_other = load_diabetes(return_X_y=True)
+    other_ww = ww.Pipeline(refit_steps(ALPHAS[0]), n_jobs=1).fit(X_other, y_other)
+    other_sk = Pipeline(refit_steps(ALPHAS[0]))
+    pipe = ww.Pipeline(refit_steps(ALPHAS[0]), n_jobs=1).fit(X, y)
+    inner: list[float] = []
+    fit = Ridge.fit
+
+    def timed_fit(self, X, y, sample_weight=None):  # the same wrapper on every row
+        start = time.perf_counter()
+        result = fit(self, X, y, sample_weight)
+        inner.append(time.perf_counter() - start)
+        return result
+
+    def between(action: Callable[[], object]) -> Callable[[float, float], float]:
+        def run(before: float, after: float) -> float:
+            Ridge(alpha=before).fit(Z, y)
+            action()
+            Ridge(alpha=after).fit(Z, y)
+            return inner[-1]
+
+        return run
+
+    def inside_refit(before: float, after: float) -> float:
+        pipe.set_params(ridge__alpha=before).fit(X, y)
+        pipe.set_params(ridge__alpha=after).fit(X, y)
+        return inner[-1]
+
+    rows = {
+        "nothing (the baseline)": between(lambda: None),
+        "hash X and y (wirework's tokens)": between(lambda: (tokenize(X), tokenize(y))),
+        "scikit-learn Pipeline.set_params (unrelated)": between(lambda: other_sk.set_params(ridge__alpha=2.0)),
+        "ww.Pipeline.fit, nothing changed (unrelated)": between(lambda: other_ww.fit(X_other, y_other)),
+        "inside ww.Pipeline's refit": inside_refit,
+    }
+    rng = np.random.default_rng(seed)
+    times: dict[str, list[float]] = {name: [] for name in rows}
+    Ridge.fit = timed_fit
+    try:
+        for name in rows:  # warm up
+            rows[name](*ALPHAS)
+        for k in range(rounds):
+            before, after = ALPHAS if k % 2 == 0 else ALPHAS[::-1]
+            for name in rng.permutation(list(rows)):
+                times[name].append(rows[name](before, after))
+    finally:
+        Ridge.fit = fit
+    base = times["nothing (the baseline)"]
+    return {name: (statistics.median(t) * 1e3, median_ratio(t, base)) for name, t in times.items()}
+
+
+def bench_disturb(rounds: int) -> None:
+    rows = disturb_rows(rounds)
+    print(f"\n### disturb ({rounds} rounds, random order; {versions()})\n")
+    print("| run between the leaf's two fits | median ms of the timed Ridge.fit | ratio to the baseline |")
+    print("| --- | ---: | ---: |")
+    for name, (ms, ratio) in rows.items():
+        print(f"| {name} | {ms:.3f} | {ratio:.3f}x |")
+
+
 # ------------------------------------------------------------------ main
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("benchmark", choices=["retune", "refit", "predict", "all"])
-    parser.add_argument("--rounds", type=int, default=None, help="default: retune 2, refit 200, predict 200")
+    parser.add_argument("benchmark", choices=["retune", "refit", "predict", "disturb", "all"])
+    parser.add_argument("--rounds", type=int, default=None, help="default: retune 2, refit 200, predict 200, disturb 600")
     parser.add_argument("--calls", type=int, default=200, help="predict: calls per round")
     parser.add_argument("--only", choices=["wirework"], default=None, help="refit: leave scikit-learn's pipelines out (the leaf, wirework and the floor)")
     parser.add_argument(
@@ -481,6 +561,8 @@ def main() -> None:
         for name in chosen:
             if name == "retune":
                 bench_retune(args.rounds or 2, args.peer_peak)
+            elif name == "disturb":
+                bench_disturb(args.rounds or 600)
             elif name == "refit":
                 bench_refit(args.rounds or 200, only_wirework=args.only == "wirework", processes=args.processes)
             else:
