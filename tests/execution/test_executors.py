@@ -230,6 +230,70 @@ def test_bad_execution_options():
         node.fit(on_error="ignore")
 
 
+COUNTS = {  # the settings that are ints of 0 or more: (executor, what the message says 0 does)
+    "mmap_bytes": (ww.ProcessExecutor, r"maps every array"),
+    "retries": (ww.DaskExecutor, r"the default: a fit that raises fails its machine at once"),
+    "scatter_bytes": (ww.DaskExecutor, r"scatters every array or table"),
+}
+
+
+@pytest.mark.parametrize("setting", sorted(COUNTS))
+def test_count_settings_are_checked_when_the_executor_is_made_and_when_set(setting):
+    """A negative, a bool, a float or a str for mmap_bytes, retries or scatter_bytes went unchecked until a fit
+    compared it (or Dask refused it deep inside the pass)."""
+    kind, zero = COUNTS[setting]
+    expected = rf"Expected {setting} to be an int of 0 or more \(.*\)\. Received: "
+    with pytest.raises(ww.ParameterError, match=rf"{expected}-1\. Give 0 \({zero}\) or more\.$") as info:
+        kind(**{setting: -1})
+    assert isinstance(info.value, ValueError)
+    for wrong, shown in ((True, r"bool True\.$"), (2.5, r"float 2\.5\.$"), (1e6, r"float 1000000\.0\. Give int\(1000000\.0\)\.$"),
+                         ("10", r"str '10'\.$"), (None, r"NoneType None\.$")):
+        with pytest.raises(ww.ArgumentError, match=expected + shown) as info:
+            kind(**{setting: wrong})
+        assert isinstance(info.value, TypeError)
+    made = kind(**{setting: np.int64(3)})  # a numpy integer is an int
+    assert getattr(made, setting) == 3 and type(getattr(made, setting)) is int
+    with pytest.raises(ww.ParameterError, match=rf"{expected}-2\."):
+        setattr(made, setting, -2)  # set later: checked as well
+    assert getattr(made, setting) == 3 and getattr(kind(**{setting: 0}), setting) == 0
+
+
+def test_the_client_and_address_of_a_dask_executor_are_checked_when_it_is_made():
+    with pytest.raises(ww.ArgumentError, match=r"Expected client to be a distributed.Client or None. Received: str "
+                       r"'tcp://host:8786'\. To connect to a scheduler at that address, give it by name: "
+                       r"DaskExecutor\(address='tcp://host:8786'\)\.$"):
+        ww.DaskExecutor("tcp://host:8786")  # the address where the client goes
+    for wrong, shown in ((8786, "int 8786"), (True, "bool True"), (object(), "object <object object")):
+        with pytest.raises(ww.ArgumentError, match=rf"Expected client to be a distributed.Client or None. Received: "
+                           rf"{shown}.*Give a client \(distributed.Client\(...\)\), a scheduler's address="):
+            ww.DaskExecutor(wrong)
+    with pytest.raises(ww.ArgumentError, match=r"Expected address to be a Dask scheduler's address \(a str such as "
+                       r"'tcp://host:8786'\) or None. Received: int 8786\.$") as info:
+        ww.DaskExecutor(address=8786)
+    assert isinstance(info.value, TypeError)
+    with pytest.raises(ww.ParameterError, match=r"Received an empty str. Give the address, or None") as info:
+        ww.DaskExecutor(address=" ")
+    assert isinstance(info.value, ValueError)
+
+    class Client:  # what the executor uses of a client
+        def submit(self): ...
+        def scatter(self): ...
+
+    with pytest.raises(ww.ParameterError, match=r"Expected a client or an address, not both. Received: client=.* and "
+                       r"address='tcp://host:8786'. Give the client alone"):
+        ww.DaskExecutor(Client(), address="tcp://host:8786")
+    assert ww.DaskExecutor(address="tcp://host:8786").address == "tcp://host:8786"  # nothing connects yet
+
+
+def test_an_executor_pickled_before_its_settings_were_checked_reads_them():
+    old = ww.ProcessExecutor(2)
+    state = dict(old.__dict__)
+    state["mmap_bytes"] = state.pop("_mmap_bytes")  # as ProcessExecutor.__init__ kept it before
+    restored = object.__new__(ww.ProcessExecutor)
+    restored.__dict__.update(state)
+    assert restored.mmap_bytes == 1_000_000
+
+
 def test_n_jobs_may_be_a_numpy_integer():
     X, y = ww.source(X_DATA, name="X"), ww.source(Y_DATA, name="y")
     fit = ww.machine(Ridge(), X, y, name="ridge")

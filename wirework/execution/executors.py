@@ -25,10 +25,11 @@ from typing import Any
 
 from wirework.errors import ArgumentError, ClusterError, ParameterError, brief
 from wirework.execution._pools import _BROKEN, _POOL_USERS, _POOLS, _PROCESS_POOLS, MAX_PROCESSES, _start_pool, _unimportable_main
+from wirework.execution._settings import Count, dask_target, workers as _workers
 from wirework.execution._shipping import _DASK_ADVICE, _PROCESS_ADVICE, _RESULT_ADVICE, Unshipped, _host, _Mapped, _settled
 from wirework.execution._shipping import _unserializable, _without_traceback, fit_on_worker, run_mapped, run_pickled
 from wirework.execution.limits import cores, hold_limits, inner_threads, joblib_level, limit_openmp, release_limits, run_capped
-from wirework.graph.data import buffer_bytes, describe, whole
+from wirework.graph.data import buffer_bytes, describe
 from wirework.graph.jobs import How, run_job
 
 __all__ = ["Executor", "Unshipped", "SequentialExecutor", "ThreadExecutor", "ProcessExecutor", "DaskExecutor", "resolve_executor", "cores"]
@@ -269,6 +270,7 @@ class ProcessExecutor(Executor):
     """
 
     name = "processes"
+    mmap_bytes = Count("bytes from which a numpy value is memory-mapped", "maps every array")
 
     def __init__(self, n_jobs: int | None = None, *, mmap_bytes: int = 1_000_000) -> None:
         self.workers = _workers(n_jobs)
@@ -278,7 +280,7 @@ class ProcessExecutor(Executor):
                 f"Received: {n_jobs!r}. Give the number of cores ({cores()}) or fewer: more processes than cores "
                 "only share them."
             )
-        self.mmap_bytes = mmap_bytes
+        self.mmap_bytes = mmap_bytes  # checked
         self._using = False  # this executor counts among the users of its pool (between open and close)
         self._folder: Any = None
         self._mapped: dict[int, tuple[Any, _Mapped]] = {}
@@ -420,12 +422,15 @@ class DaskExecutor(Executor):
     """
 
     name = "dask"
+    retries = Count("times Dask runs again a fit that raised", "the default: a fit that raises fails its machine at once")
+    scatter_bytes = Count("bytes from which a value is scattered once per pass", "scatters every array or table")
 
     def __init__(self, client: Any = None, address: str | None = None, *, retries: int = 0, scatter_bytes: int = 1_000_000) -> None:
+        dask_target(client, address)
         self.client = client
         self.address = address
-        self.retries = retries
-        self.scatter_bytes = scatter_bytes
+        self.retries = retries  # checked
+        self.scatter_bytes = scatter_bytes  # checked
         self._scattered: dict[int, tuple[Any, Any]] = {}
         self._per_host: dict[str, int] | None = None
         self.scatters = 0  # values scattered during the last pass
@@ -548,22 +553,6 @@ class DaskExecutor(Executor):
                 error = Unshipped(_without_traceback(error), step, _RESULT_ADVICE)
             outcomes.append((result, error))
         return outcomes
-
-
-def _workers(n_jobs: int | None) -> int:
-    """Workers for ``n_jobs`` as joblib counts them: ``None`` or -1 all cores, -2 all but one, and so on."""
-    if n_jobs is None:
-        return cores()
-    if not whole(n_jobs):  # a numpy integer is one (a GridSearchCV grid of np.arange)
-        raise ArgumentError(
-            f"Expected n_jobs to be an int (-1: all cores, -2: all but one) or None. Received: {describe(n_jobs)}."
-        )
-    if n_jobs == 0:
-        raise ParameterError(
-            "Expected n_jobs to be a positive int, a negative one as joblib counts (-1: all cores, -2: all but one) "
-            "or None. Received: 0, which would run no fit."
-        )
-    return int(n_jobs) if n_jobs > 0 else max(1, cores() + 1 + int(n_jobs))
 
 
 _SEQUENTIAL = SequentialExecutor()  # it keeps no state: one serves every pass
