@@ -513,6 +513,63 @@ def test_temporary_files_of_writers_that_died_are_removed_and_those_of_live_writ
     assert len(bounded) < 4
 
 
+@pytest.mark.parametrize("how", ["made", "set", "pickled"])
+def test_stale_after_sets_the_age_of_a_temporary_file_taken_for_a_dead_writers(tmp_path, how):
+    """The age was the module constant STALE_SECONDS (an hour) for every cache."""
+    if how == "made":
+        cache = ww.FitCache(tmp_path, stale_after=30.0)
+    elif how == "set":
+        cache = ww.FitCache(tmp_path)
+        cache.stale_after = 30  # an int is a number of seconds too
+    else:
+        cache = pickle.loads(pickle.dumps(ww.FitCache(tmp_path, stale_after=30.0)))
+    assert cache.stale_after == 30.0 and "stale_after=30.0" in repr(cache)
+    mach = train(cache)
+    entry = only_entry(tmp_path)
+
+    def left(name, age):
+        path = entry.parent / f".{entry.stem}.{name}.tmp"  # named as mkstemp names an entry's
+        path.write_bytes(b"wirework fit cache entry\n{cut short")
+        stamp = time.time() - age
+        os.utime(path, (stamp, stamp))
+        return path
+
+    live = left("wr1t1ng_", 5.0)  # a writer's, touched 5 s ago: writing still
+    dead = left("k1ll3d_x", 60.0)  # untouched for a minute: younger than STALE_SECONDS, older than stale_after
+    mach.fit(cache=cache, force=True)  # stores again: the folder it writes in is swept
+    assert live.exists() and not dead.exists()
+    dead = left("k1ll3d_y", 60.0)
+    ww.FitCache(tmp_path).clear()  # another cache on the directory, with the default: an hour
+    assert dead.exists()
+
+
+def test_stale_after_keeps_the_default_and_bad_values_are_refused(tmp_path):
+    assert ww.FitCache().stale_after == STALE_SECONDS == 3600.0 and "stale_after=" not in repr(ww.FitCache(tmp_path))
+    old = ww.FitCache(tmp_path)
+    old.__dict__.pop("_stale_after")
+    state = {"location": tmp_path, "max_bytes": None}  # pickled before stale_after was a setting
+    old.__setstate__(state)
+    assert old.stale_after == STALE_SECONDS
+    assert ww.FitCache(stale_after=float("inf")).stale_after == float("inf")  # never removed
+    assert ww.FitCache(stale_after=np.float32(1.5)).stale_after == 1.5
+    expected = r"Expected stale_after to be a positive number of seconds \(default 3600\.0; inf: never\)\. Received: "
+    for wrong in (0, -60.0):
+        with pytest.raises(ww.ParameterError, match=rf"{expected}{wrong!r}\. A writer's temporary file would be "
+                           "removed while it is written; give more seconds than the slowest write") as info:
+            ww.FitCache(tmp_path, stale_after=wrong)
+        assert isinstance(info.value, ValueError)
+    with pytest.raises(ww.ParameterError, match=rf"{expected}nan\. Give a number of seconds\.$"):
+        ww.FitCache(stale_after=float("nan"))
+    for wrong, shown in ((True, "bool True"), ("60", "str '60'"), (None, "NoneType None")):
+        with pytest.raises(ww.ArgumentError, match=rf"{expected}{shown}\.$") as info:
+            ww.FitCache(stale_after=wrong)
+        assert isinstance(info.value, TypeError)
+    cache = ww.FitCache(stale_after=10.0)
+    with pytest.raises(ww.ParameterError, match="stale_after"):
+        cache.stale_after = 0  # set later: checked as well
+    assert cache.stale_after == 10.0
+
+
 def test_a_writer_whose_temporary_file_was_taken_for_stale_keeps_its_fit_uncached(tmp_path, monkeypatch):
     """A writer stalled past STALE_SECONDS, whose file another process removed: its rename fails, nothing else."""
     real_replace = os.replace

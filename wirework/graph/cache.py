@@ -38,6 +38,14 @@ from wirework.graph.fingerprint import model_token, tokenize
 
 __all__ = ["FitCache"]
 
+#: The default ``stale_after`` of :class:`FitCache`: seconds after which a temporary file of the cache's directory
+#: that no writer has touched is taken for the leftover of a writer that died (killed between writing an entry and
+#: renaming it into place) and removed. By age rather than by the writer's process id: processes of other hosts
+#: may share the directory (a network file system), and a process id says nothing there. A writer alive that long
+#: after its last write (stopped, or on a file system that hung) finds its file gone when it renames it: its fit is
+#: kept, not cached, with a ``FitCacheWarning``; never a half-written entry.
+STALE_SECONDS = 3600.0
+
 
 class FitCache:
     """Fitted models keyed by (model class + deep hyperparameters, training data).
@@ -53,7 +61,7 @@ class FitCache:
         corrupted or written by other code is a miss, removed (see
         :mod:`wirework.graph.entries`). The temporary files of writers that
         died before renaming them into place are removed once untouched for
-        :data:`STALE_SECONDS`. ``None`` keeps entries in this process's
+        ``stale_after`` seconds. ``None`` keeps entries in this process's
         memory.
     max_bytes : int, optional
         Evict the least recently used entries once their pickled sizes add
@@ -61,6 +69,14 @@ class FitCache:
         stored (with a :class:`FitCacheWarning`) and evicts nothing.
         ``None``: no limit; an in-memory cache then does not measure sizes
         (measuring pickles each fitted model).
+    stale_after : float, default=3600.0
+        Seconds after which a temporary file of the cache's directory that
+        no writer has touched is taken for the leftover of a writer that
+        died, and removed (see :data:`STALE_SECONDS`). It must exceed the
+        time a live writer takes to write its largest entry: a writer whose
+        file was removed keeps its fit uncached, with a
+        :class:`FitCacheWarning`. ``float("inf")`` never removes them. Used
+        by disk caches only.
 
     Attributes
     ----------
@@ -89,14 +105,17 @@ class FitCache:
     (1, 1)
     """
 
-    def __init__(self, location: str | os.PathLike | None = None, max_bytes: int | None = None) -> None:
-        self._setup(_checked_location(location), max_bytes)
+    def __init__(
+        self, location: str | os.PathLike | None = None, max_bytes: int | None = None, *, stale_after: float = STALE_SECONDS
+    ) -> None:
+        self._setup(_checked_location(location), max_bytes, stale_after)
         if self.location is not None:
             _prepare_directory(self.location)
 
-    def _setup(self, location: Path | None, max_bytes: int | None) -> None:
+    def _setup(self, location: Path | None, max_bytes: int | None, stale_after: float) -> None:
         self.location = location
         self.max_bytes = max_bytes
+        self.stale_after = stale_after
         self.hits = 0
         self.misses = 0
         self.value_hits = 0
@@ -124,9 +143,31 @@ class FitCache:
             )
         self._max_bytes = None if value is None else int(value)
 
+    @property
+    def stale_after(self) -> float:
+        """Seconds after which a temporary file no writer has touched is removed (disk caches)."""
+        return self._stale_after
+
+    @stale_after.setter
+    def stale_after(self, value: float) -> None:
+        expected = "Expected stale_after to be a positive number of seconds (default 3600.0; inf: never)"
+        if isinstance(value, bool) or not isinstance(value, numbers.Real):
+            raise ArgumentError(f"{expected}. Received: {describe(value)}.")
+        if value != value:
+            raise ParameterError(f"{expected}. Received: nan. Give a number of seconds.")
+        if value <= 0:
+            raise ParameterError(
+                f"{expected}. Received: {value!r}. A writer's temporary file would be removed while it is written; "
+                "give more seconds than the slowest write of an entry takes."
+            )
+        self._stale_after = float(value)
+
     def __repr__(self) -> str:
         where = "memory" if self.location is None else str(self.location)
-        return f"FitCache({where}, entries={len(self)}, hits={self.hits}, misses={self.misses})"
+        settings = "" if self.max_bytes is None else f", max_bytes={self.max_bytes}"
+        if self._stale_after != STALE_SECONDS:
+            settings += f", stale_after={self._stale_after!r}"
+        return f"FitCache({where}{settings}, entries={len(self)}, hits={self.hits}, misses={self.misses})"
 
     # Clones share the cache; pickles carry settings only.
     def __copy__(self) -> FitCache:
@@ -136,12 +177,13 @@ class FitCache:
         return self
 
     def __getstate__(self) -> dict[str, Any]:
-        return {"location": self.location, "max_bytes": self.max_bytes}
+        return {"location": self.location, "max_bytes": self.max_bytes, "stale_after": self.stale_after}
 
     def __setstate__(self, state: dict[str, Any]) -> None:
         # Checks the settings, not the file system: unpickled elsewhere (a Dask worker, another host), a directory
-        # that cannot be used there costs warnings when fits are stored, not an error while unpickling.
-        self._setup(_checked_location(state["location"]), state["max_bytes"])
+        # that cannot be used there costs warnings when fits are stored, not an error while unpickling. A cache
+        # pickled before stale_after was a setting has the default.
+        self._setup(_checked_location(state["location"]), state["max_bytes"], state.get("stale_after", STALE_SECONDS))
 
     # -- keys ----------------------------------------------------------------
 
@@ -322,7 +364,7 @@ class FitCache:
                 except BaseException:
                     Path(temporary).unlink(missing_ok=True)
                     raise
-                _remove_stale(path.parent.glob(_TEMP_GLOB))  # left there by writers that died: one listing
+                _remove_stale(path.parent.glob(_TEMP_GLOB), self._stale_after)  # left by writers that died
             self._evict()
         return None
 
@@ -375,10 +417,10 @@ class FitCache:
             path.unlink(missing_ok=True)
 
     def _remove_stale(self) -> None:
-        """Remove the temporary files in the directory that no writer has touched for :data:`STALE_SECONDS`."""
+        """Remove the temporary files in the directory that no writer has touched for :attr:`stale_after`."""
         assert self.location is not None
-        _remove_stale(self.location.glob("[0-9a-f][0-9a-f]/" + _TEMP_GLOB))
-        _remove_stale(self.location.glob(_PROBE_GLOB))
+        _remove_stale(self.location.glob("[0-9a-f][0-9a-f]/" + _TEMP_GLOB), self._stale_after)
+        _remove_stale(self.location.glob(_PROBE_GLOB), self._stale_after)
 
     def _values_size(self, fit_key: str) -> int:
         kept = self._values.get(fit_key)
@@ -414,7 +456,7 @@ class FitCache:
 
     def clear(self) -> None:
         """Remove every entry (on disk, with the temporary files writers that died left, see
-        :data:`STALE_SECONDS`) and reset the counters."""
+        :attr:`stale_after`) and reset the counters."""
         with self._lock:
             self._entries.clear()
             self._values.clear()
@@ -493,18 +535,9 @@ def _prepare_directory(location: Path) -> None:
         ) from error
 
 
-#: Seconds after which a temporary file of the cache's directory that no writer has touched is taken for the
-#: leftover of a writer that died (killed between writing an entry and renaming it into place) and removed.
-#: By age rather than by the writer's process id: processes of other hosts may share the directory (a network
-#: file system), and a process id says nothing there. A writer alive that long after its last write (stopped, or
-#: on a file system that hung) finds its file gone when it renames it: its fit is kept, not cached, with a
-#: ``FitCacheWarning``; never a half-written entry.
-STALE_SECONDS = 3600.0
-
-
-def _remove_stale(paths: Iterable[Path]) -> None:
-    """Remove those of ``paths`` (temporary files of this cache's own names) untouched for :data:`STALE_SECONDS`."""
-    cutoff = time.time() - STALE_SECONDS
+def _remove_stale(paths: Iterable[Path], stale_after: float) -> None:
+    """Remove those of ``paths`` (temporary files of this cache's own names) untouched for ``stale_after`` seconds."""
+    cutoff = time.time() - stale_after
     for path in paths:
         try:
             if path.stat().st_mtime < cutoff:
