@@ -7,6 +7,7 @@ import pytest
 from _probes import Brittle, Connected, CrossFitted, Doomed, Fragile, Handle, KeepsLock, ThreadProbe
 from sklearn.cluster import DBSCAN
 from sklearn.datasets import make_regression
+from sklearn.decomposition import TruncatedSVD
 from sklearn.ensemble import RandomForestRegressor
 from sklearn.linear_model import Ridge
 from sklearn.model_selection import KFold
@@ -310,6 +311,78 @@ def test_processes_map_large_shared_data_once():
     expected = np.mean([Ridge(alpha=a).fit(X_DATA, Y_DATA).predict(X_DATA) for a in (1.0, 2.0, 3.0)], axis=0)
     assert np.array_equal(yhat(), expected)
     assert executor._folder is None  # the files are gone after the pass
+
+
+# -- models that write into their input: the values the network keeps stay whole, copied once -----------------
+
+
+X_SHIFTED = X_DATA + 3.0  # columns whose means are far from 0: centring them in place shows
+
+
+def svd_output():
+    return TruncatedSVD(3, random_state=0).fit_transform(X_SHIFTED)
+
+
+def in_place_network():
+    """Ridge(copy_X=False) centres its X in place as it fits: on a TruncatedSVD's output (kept by the SVD's
+    machine, which trains by its own fit_transform to give it), and on a source's data."""
+    X, y = ww.source(X_SHIFTED.copy(), name="X"), ww.source(Y_DATA, name="y")
+    svd = ww.machine(TruncatedSVD(3, random_state=0), X, name="svd")
+    Z = svd.transform(X)
+    on_kept = ww.machine(Ridge(copy_X=False), Z, y, name="on_kept")
+    on_source = ww.machine(Ridge(copy_X=False), X, y, name="on_source")
+    return ww.mean(on_kept.predict(Z), on_source.predict(X)), X, svd, on_kept, on_source
+
+
+def in_place_executor(kind, request):
+    if kind == "dask":
+        return ww.DaskExecutor(request.getfixturevalue("dask_client"))
+    if kind == "processes, mapped":  # values of 1 KB or more go through a read-only memory map
+        return ww.ProcessExecutor(2, mmap_bytes=1000)
+    return {"processes": ww.ProcessExecutor(2), "threads": ww.ThreadExecutor(2)}.get(kind, kind)
+
+
+@pytest.mark.parametrize("kind", ["sequential", "threads", "processes", "processes, mapped", "dask"])
+def test_the_values_a_network_keeps_stay_whole_when_a_model_writes_in_place(kind, request):
+    executor = in_place_executor(kind, request)
+    yhat, X, svd, on_kept, on_source = in_place_network()
+    yhat.fit(executor=executor, verbose=0)
+    Z_expected = svd_output()
+    np.testing.assert_allclose(svd._output[1], Z_expected, rtol=1e-9)  # not centred where it is kept
+    np.testing.assert_array_equal(X.data, X_SHIFTED)  # nor the source's data
+    on_kept.model.alpha = 2.0  # condition 6: trains again, on the output kept
+    yhat.fit(executor=executor, verbose=0)
+    assert svd.report()["action"] == "skipped" and on_kept.report()["action"] == "updated"
+    np.testing.assert_allclose(on_kept.fitted_model.coef_, Ridge(alpha=2.0).fit(Z_expected, Y_DATA).coef_, rtol=1e-9)
+    np.testing.assert_allclose(on_source.fitted_model.coef_, Ridge().fit(X_SHIFTED, Y_DATA).coef_, rtol=1e-9)
+    np.testing.assert_allclose(svd._output[1], Z_expected, rtol=1e-9)
+    np.testing.assert_array_equal(X.data, X_SHIFTED)
+
+
+@pytest.mark.parametrize("kind", ["sequential", "threads", "processes", "processes in a joblib worker", "dask"])
+def test_a_model_that_writes_in_place_gets_one_copy_of_its_values(kind, request, monkeypatch):
+    """Worker processes fit on values unpickled from the job, a copy already: the copy made before pickling was a
+    second one (and, for a large value, a second file to map). Threads (a process executor inside a joblib worker
+    fits in threads) and Dask (whose workers may share this process) still get copies."""
+    from wirework.execution import executors
+    from wirework.graph import _retraining
+
+    if kind == "processes in a joblib worker":
+        monkeypatch.setattr(executors, "_nested_instead", lambda workers: ww.ThreadExecutor(workers))
+    made = []
+    real = _retraining.copied
+    monkeypatch.setattr(_retraining, "copied", lambda value: made.append(value) or real(value))
+    executor = in_place_executor(kind.partition(" ")[0], request)
+    yhat, X, svd, on_kept, on_source = in_place_network()
+    yhat.fit(executor=executor, verbose=0)
+    # X and y of each Ridge: copied here, or only by pickling the job
+    assert len(made) == (0 if kind == "processes" else 4)
+    np.testing.assert_allclose(svd._output[1], svd_output(), rtol=1e-9)
+    np.testing.assert_array_equal(X.data, X_SHIFTED)
+    if kind == "processes":
+        mapped = ww.ProcessExecutor(2, mmap_bytes=10_000)  # X (19 KB): one file for the SVD and on_source
+        in_place_network()[0].fit(executor=mapped, verbose=0)
+        assert mapped.mapped == 1  # the SVD's output (7 KB) travels with its job; a copy of X made a second file
 
 
 def test_processes_refuse_a_program_read_from_standard_input_before_training():

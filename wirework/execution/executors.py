@@ -46,6 +46,10 @@ class Executor:
 
     name = "executor"
     workers = 1
+    #: Whether each job's values are pickled to another process, whose fit gets its own copy of them (set by
+    #: ``open()``): then a model that writes into its input cannot change the values this process keeps, and the
+    #: fit pass does not copy them first (see :mod:`wirework.graph.kept`).
+    pickles_values = False
 
     def open(self) -> None:
         """Prepare for one fit pass (start pools, connect)."""
@@ -319,6 +323,7 @@ class ProcessExecutor(Executor):
     def open(self) -> None:
         self.mapped = 0
         self._instead = _nested_instead(self.workers)
+        self.pickles_values = self._instead is None  # in threads instead: the values are shared
         if self._instead is not None:
             self._instead.open()
             return

@@ -115,6 +115,7 @@ def _as_ready(
     running: dict[Any, tuple[int, Job]] = {}
     deferred: list[Any] = []
     synchronous = engine.name == "sequential"
+    run.values_pickled = engine.pickles_values  # then a model that writes in place is not given copies
 
     def visited(k: int) -> None:
         bar.step(machines[k], running=len(running))

@@ -249,7 +249,9 @@ class _Retraining:
                 job.model = fresh_copy(self.model, params)
         except Exception as error:  # what clone() would raise too: a parameter not kept as an attribute, say
             raise self._failure(job, error, "copying the model") from error
-        if job.writes:  # after the cache's key: fingerprints of the values themselves
+        # after the cache's key: fingerprints of the values themselves; values pickled to a worker process are
+        # copied by pickling, so the copy made here would be a second one
+        if job.writes and not run.values_pickled:
             job.values = list(map(copied, values))
         return job
 

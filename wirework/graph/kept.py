@@ -13,7 +13,9 @@ into its input only when told to by a parameter (``copy=False``,
 ``copy_X=False``, ``KMeans(copy_x=False)``, ``HDBSCAN``'s ``copy="warn"``);
 :func:`writes_in_place` reads those (:data:`IN_PLACE_PARAMETERS`, nested
 models included), and a machine whose model may write in place is given
-:func:`copied` values, in fit and in every operation. What a user is handed
+:func:`copied` values, in fit and in every operation (except a fit whose
+values are pickled to a worker process, which copies them already: see
+``FitPass.values_pickled``). What a user is handed
 (``node()``, a composite's ``fit_transform``) is :func:`copied` too: the
 user's to change, as scikit-learn's outputs are.
 """

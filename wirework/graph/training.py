@@ -74,6 +74,10 @@ class TrainingValues:
 class FitPass:
     """The state of one pass: memoised values, the fit cache, the values store."""
 
+    #: The executor pickles each job's values to another process (a worker process): a model that writes into its
+    #: input changes its own copy there, so its machine is not given copies here (the scheduler sets it).
+    values_pickled = False
+
     def __init__(self, cache: FitCache | None = None, store: TrainingValues | None = None) -> None:
         self.memo: dict[Node, Any] = {}
         self.cache = cache
