@@ -320,11 +320,10 @@ def test_the_routing_describes_the_components_for_a_grid_search():
     assert final in str(routing) and final in str(theirs)
 
     def steps():
-        return [("s", StandardScaler().set_fit_request(sample_weight=True)), ("r", Ridge().set_fit_request(sample_weight=True))]
+        ridge = Ridge().set_fit_request(sample_weight=True).set_score_request(sample_weight=True)
+        return [("s", StandardScaler().set_fit_request(sample_weight=True)), ("r", ridge)]
 
-    ours, theirs = ww.Pipeline(steps()), Pipeline(steps())
-    ours.set_score_request(sample_weight=True)
-    theirs.steps[-1][1].set_score_request(sample_weight=True)  # scikit-learn's Pipeline.score is its last step's
+    ours, theirs = ww.Pipeline(steps()), Pipeline(steps())  # Pipeline.score is its last step's: it requests them
     grid = {"r__alpha": [0.1, 10.0]}
     searched = [GridSearchCV(e, grid, cv=KFold(3)).fit(X_DATA, Y_DATA, sample_weight=W_DATA) for e in (ours, theirs)]
     assert np.abs(searched[0].cv_results_["mean_test_score"] - searched[1].cv_results_["mean_test_score"]).max() <= 1e-10
@@ -377,3 +376,98 @@ def test_a_transformer_pipeline_routes_fit_transform_as_scikit_learn_s():
             assert isinstance(ours[1], type(theirs[1])) and str(ours[1]).startswith(str(theirs[1]))
         else:
             np.testing.assert_allclose(ours[1], theirs[1], rtol=0, atol=1e-10)
+
+
+def _scorer(model, request):
+    return model if request is None else model.set_score_request(sample_weight=request)
+
+
+@pytest.mark.parametrize("last", [Ridge(), KMeans(3, n_init=1, random_state=0)], ids=["Ridge", "KMeans"])
+def test_a_pipeline_routes_the_weights_of_its_score_to_its_last_step_as_scikit_learn_s(last):
+    # scikit-learn's Pipeline.score hands sample_weight to its last step's score when that requests them, and raises
+    # when the request is unset or declined; the pipeline's own set_score_request does nothing there
+    for request, weighted in itertools.product([None, False, True], [False, True]):
+        def steps():
+            return [("s", StandardScaler()), ("last", _scorer(clone(last), request))]
+
+        ours, theirs = ww.Pipeline(steps()).fit(X_DATA, Y_DATA), Pipeline(steps()).fit(X_DATA, Y_DATA)
+        ours.set_score_request(sample_weight=not request)  # not read: as scikit-learn's Pipeline's own request
+        weights = {"sample_weight": W_DATA} if weighted else {}
+        case = f"score request {request}, weighted {weighted}"
+        mine = _outcome(lambda: ours.score(X_DATA, Y_DATA, **weights))
+        if request is False and not weighted:  # scikit-learn 1.9.1 routes sample_weight=None and refuses it
+            with pytest.raises(TypeError, match=r"Pipeline.score got unexpected argument\(s\) \{'sample_weight'\}"):
+                theirs.score(X_DATA, Y_DATA)
+            with sklearn.config_context(enable_metadata_routing=False):
+                assert mine == ("ok", theirs.score(X_DATA, Y_DATA)), case  # declined: unweighted
+            continue
+        yours = _outcome(lambda: theirs.score(X_DATA, Y_DATA, **weights))
+        assert mine[0] == yours[0], (case, mine, yours)
+        if mine[0] == "error":  # scikit-learn's exception, its message first
+            assert isinstance(mine[1], type(yours[1])) and str(mine[1]).startswith(str(yours[1])), (case, mine, yours)
+            assert isinstance(mine[1], ww.WireworkError), case
+        else:
+            assert mine[1] == pytest.approx(yours[1], rel=1e-12), case
+    with sklearn.config_context(enable_metadata_routing=False):  # off: the last step's score gets them, unasked
+        ours = ww.Pipeline([("s", StandardScaler()), ("last", clone(last))]).fit(X_DATA, Y_DATA)
+        theirs = Pipeline([("s", StandardScaler()), ("last", clone(last))]).fit(X_DATA, Y_DATA)
+        assert ours.score(X_DATA, Y_DATA, sample_weight=W_DATA) == pytest.approx(
+            theirs.score(X_DATA, Y_DATA, sample_weight=W_DATA), rel=1e-12
+        )
+        assert ours.score(X_DATA, Y_DATA, sample_weight=W_DATA) != ours.score(X_DATA, Y_DATA)
+
+
+def test_a_declined_score_request_names_only_the_models_that_can_request_the_weights():
+    ours = ww.Pipeline([("s", StandardScaler()), ("r", _scorer(Ridge(), False))]).fit(X_DATA, Y_DATA)
+    with pytest.raises(ww.ArgumentError, match=r"not routed to any object\. Request it on r \(Ridge\): "
+                       r"set_score_request\(sample_weight=True\); or call score\(X, y\) without it\.$"):
+        ours.score(X_DATA, Y_DATA, sample_weight=W_DATA)  # the scaler's set_transform_request takes copy only
+
+
+def test_a_pipeline_s_routing_declares_its_score_as_scikit_learn_s():
+    def steps():
+        return [("s", StandardScaler()), ("r", _scorer(Ridge(), True))]
+
+    ours, theirs = ww.Pipeline(steps()).get_metadata_routing(), Pipeline(steps()).get_metadata_routing()
+    for routing in (ours, theirs):
+        assert routing.consumes("score", ["sample_weight"]) == {"sample_weight"}  # the ridge's request
+        assert "$self_request" not in routing._serialize()
+    score = {"caller": "score", "callee": "score"}
+    assert score in ours._serialize()["r"]["mapping"] and score in theirs._serialize()["r"]["mapping"]
+    unset = ww.Pipeline([("s", StandardScaler()), ("r", Ridge())]).set_score_request(sample_weight=True)
+    assert unset.get_metadata_routing().consumes("score", ["sample_weight"]) == set()  # its own request: not read
+    # with a target transformer the pipeline's score is its R², weighed by its own request, and reaches no step
+    transformed = ww.Pipeline(steps(), target_transformer=StandardScaler()).set_score_request(sample_weight=True)
+    serialized = transformed.get_metadata_routing()._serialize()
+    assert serialized["$self_request"] == {"score": {"sample_weight": True}}
+    assert not any(m["caller"] == "score" for name in ("s", "r") for m in serialized[name]["mapping"])
+
+
+def test_a_grid_search_scores_a_pipeline_by_its_last_step_s_request_as_scikit_learn_s():
+    grid = {"r__alpha": [0.1, 10.0]}
+    for fit, score in [(True, True), (True, None), (False, True), (True, False)]:
+        def steps():
+            ridge = _scorer(Ridge().set_fit_request(sample_weight=fit), score)
+            return [("s", StandardScaler().set_fit_request(sample_weight=False)), ("r", ridge)]
+
+        mine = _outcome(lambda: GridSearchCV(ww.Pipeline(steps()), grid, cv=KFold(3), error_score="raise").fit(
+            X_DATA, Y_DATA, sample_weight=W_DATA).cv_results_["mean_test_score"])
+        case = f"fit request {fit}, score request {score}"
+        if score is False:  # scikit-learn's Pipeline.score then refuses sample_weight=None: computed by hand
+            expected = []
+            for alpha in grid["r__alpha"]:
+                scores = []
+                for train, test in KFold(3).split(X_DATA):
+                    pipe = Pipeline(steps()).set_params(r__alpha=alpha).fit(X_DATA[train], Y_DATA[train], sample_weight=W_DATA[train])
+                    with sklearn.config_context(enable_metadata_routing=False):
+                        scores.append(pipe.score(X_DATA[test], Y_DATA[test]))  # unweighted
+                expected.append(np.mean(scores))
+            yours = ("ok", np.array(expected))
+        else:
+            yours = _outcome(lambda: GridSearchCV(Pipeline(steps()), grid, cv=KFold(3), error_score="raise").fit(
+                X_DATA, Y_DATA, sample_weight=W_DATA).cv_results_["mean_test_score"])
+        assert mine[0] == yours[0], (case, mine, yours)
+        if mine[0] == "error":
+            assert isinstance(mine[1], type(yours[1])) and str(mine[1]).startswith(str(yours[1])), (case, mine, yours)
+        else:
+            np.testing.assert_allclose(mine[1], yours[1], rtol=0, atol=1e-10, err_msg=case)

@@ -172,15 +172,16 @@ def _routed(
         name = names[node] = mach.name or type(mach.fitted_model).__name__
         router.add(**{name: mach.fitted_model}, method_mapping=MethodMapping().add(caller=caller, callee=method))
     keys = ", ".join(f"{key}=True" for key in sorted(params))
-    where = [  # the models that can request metadata for their method, the target first
+    call = "score(X, y)" if caller == "score" else f"{caller}(X)"
+    where = [  # the models that can request these metadata for their method, the target first
         f"{names[node]} ({type(node.machine.fitted_model).__name__}): set_{method}_request({keys})"
         for node, method in reversed(routes)
-        if hasattr(node.machine.fitted_model, f"set_{method}_request")
+        if _can_request(node.machine.fitted_model, method, params)
     ]
     advice = (
-        f"Request it on {where[0]}{''.join(f', or on {w}' for w in where[1:])}; or call {caller}(X) without it."
+        f"Request it on {where[0]}{''.join(f', or on {w}' for w in where[1:])}; or call {call} without it."
         if where
-        else f"None of the models it routes to takes metadata there: call {caller}(X) without it."
+        else f"None of the models it routes to takes metadata there: call {call} without it."
     )
     if not chained:
         advice += (
@@ -189,6 +190,18 @@ def _routed(
         )
     routed = routed_params(router, caller, params, advice)  # declined by every model, or taken by none: the advice
     return {node: dict(routed[names[node]][method]) for node, method in routes}
+
+
+def _can_request(model: Any, method: str, params: dict[str, Any]) -> bool:
+    """Whether ``model`` has ``set_<method>_request`` taking every key of ``params`` (a ``StandardScaler``'s
+    ``set_transform_request`` takes ``copy`` only)."""
+    setter = getattr(model, f"set_{method}_request", None)
+    if setter is None:
+        return False
+    try:
+        return set(params) <= set(inspect.signature(setter).parameters)
+    except (TypeError, ValueError):  # no signature to read: it may take them
+        return True
 
 
 def _routing_only(owner: str, caller: str, params: dict[str, Any]) -> str:

@@ -39,7 +39,9 @@ class RoutedWeights:
 
     The recipe does not consume the weights itself, its components do: it
     has no ``set_fit_request`` (as scikit-learn's ``Pipeline`` and stacking
-    have none), only ``set_score_request`` for its own ``score``.
+    have none), only ``set_score_request`` for its own ``score`` (a
+    ``ww.Pipeline``'s ``score`` is its last step's, routed as scikit-learn's
+    ``Pipeline`` routes it: see :meth:`_scores_itself`).
     """
 
     __metadata_request__fit = {"sample_weight": metadata_routing.UNUSED}
@@ -59,13 +61,19 @@ class RoutedWeights:
         each with the method of the component each operation calls. None here."""
         return []
 
+    def _scores_itself(self) -> bool:
+        """Whether the recipe's ``score`` weighs the rows itself (accuracy or R² of its predictions), so that its
+        own request (``set_score_request``) says whether it gets the weights: ``True`` here. ``False``: a
+        component's ``score`` gives it, which the routing reaches (see :meth:`_operation_routes`)."""
+        return True
+
     def get_metadata_routing(self) -> MetadataRouter:
         """How scikit-learn's metadata routing reaches the components, as scikit-learn's meta-estimators say it.
 
         Each component is reached from ``fit`` (and ``fit_transform``,
         ``fit_predict``) by its training method; the recipe's own request
-        covers ``score`` only (a classifier's or regressor's ``score`` weighs
-        the rows itself). The components that take the parameters of the
+        covers ``score`` only, when it weighs the rows itself (a classifier's
+        or regressor's accuracy or R²: see :meth:`_scores_itself`). The components that take the parameters of the
         operations (:meth:`_operation_routes`: a pipeline's steps) are
         reached from those operations by the methods they call, as
         scikit-learn's say.
@@ -75,9 +83,10 @@ class RoutedWeights:
         MetadataRouter
         """
         router = MetadataRouter(owner=type(self).__name__)
-        own = MetadataRequest(owner=type(self).__name__)
-        own.score = self._get_metadata_request().score
-        router.add_self_request(own)
+        if self._scores_itself():
+            own = MetadataRequest(owner=type(self).__name__)
+            own.score = self._get_metadata_request().score
+            router.add_self_request(own)
         operating = {name: (component, methods) for name, component, methods in self._operation_routes()}
         for name, component, method in self._weight_routes():
             mapping = MethodMapping()

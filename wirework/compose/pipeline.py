@@ -8,6 +8,7 @@ from typing import Any
 
 import numpy as np
 
+from sklearn import get_config
 from sklearn.base import DensityMixin, OutlierMixin
 from sklearn.linear_model import LinearRegression
 from sklearn.preprocessing import FunctionTransformer
@@ -315,9 +316,17 @@ class Pipeline(NamedEstimators, RoutedWeights, WeightedFit, Composite):
     def _supervised_score(self, X: Any, y: Any, sample_weight: Any, kind: str, params: dict[str, Any]) -> float:
         """The last step's own ``score`` of what the steps before it make of ``X``, as scikit-learn's
         ``Pipeline.score`` (a ``PoissonRegressor`` scores by the deviance it explains, not R²); with a target
-        transformer, R² of the predictions, as ``TransformedTargetRegressor(Pipeline(...))`` scores."""
+        transformer, R² of the predictions, as ``TransformedTargetRegressor(Pipeline(...))`` scores.
+
+        With metadata routing on, ``sample_weight`` is routed as the other
+        parameters: to the last step when its ``score`` requests it
+        (``set_score_request``), to the steps before it when their
+        ``transform`` does, as scikit-learn's ``Pipeline.score`` routes it.
+        """
         if self.target_transformer is not None:
             return super()._supervised_score(X, y, sample_weight, kind, params)
+        if sample_weight is not None and get_config()["enable_metadata_routing"]:
+            return self._machine_score("predict", X, y, {**params, "sample_weight": sample_weight})
         if sample_weight is not None:
             model = self._ready()["predict"].machine.fitted_model
             if not _has_parameter(model.score, "sample_weight"):
@@ -327,6 +336,18 @@ class Pipeline(NamedEstimators, RoutedWeights, WeightedFit, Composite):
                 )
         # the last step's, given what its predict is given
         return self._machine_score("predict", X, y, params, sample_weight=sample_weight)
+
+    def _weighted_score(self, X: Any, y: Any, sample_weight: Any, params: dict[str, Any]) -> float:
+        """An unsupervised last step's ``score`` (see ``Composite.score``); with metadata routing on,
+        ``sample_weight`` routed as in :meth:`_supervised_score`."""
+        if sample_weight is not None and get_config()["enable_metadata_routing"]:
+            return self._machine_score("score", X, y, {**params, "sample_weight": sample_weight})
+        return super()._weighted_score(X, y, sample_weight, params)
+
+    def _scores_itself(self) -> bool:
+        """Only with a target transformer (R² of the predictions): else the last step's ``score`` gives the
+        pipeline's, and scikit-learn's metadata routing reaches it (:meth:`_operation_routes`)."""
+        return self.target_transformer is not None
 
     def _weight_routes(self) -> list[tuple[str, Any, dict[str, str]]]:
         """The live steps, each reached by the methods scikit-learn's ``Pipeline`` routes its ``fit``,
@@ -345,13 +366,17 @@ class Pipeline(NamedEstimators, RoutedWeights, WeightedFit, Composite):
 
     def _operation_routes(self) -> list[tuple[str, Any, dict[str, str]]]:
         """As scikit-learn's ``Pipeline`` routes its operations' parameters: the steps before the last by their
-        ``transform`` (``inverse_transform`` by theirs), the last by the method called, when it has it. Its
-        ``score`` stays the pipeline's own request (``set_score_request``: see ``RoutedWeights``)."""
+        ``transform`` (``inverse_transform`` by theirs), the last by the method called, when it has it; its
+        ``score`` too, which gives the pipeline's. With a target transformer the pipeline's ``score`` is its own
+        (R² of the predictions: see :meth:`_scores_itself`), and reaches no step."""
         steps = self._live_steps()
-        routes = [(name, step, _params.STEP_METHODS) for name, step in steps[:-1]]
+        own = self.target_transformer is not None
+        before = {op: method for op, method in _params.STEP_METHODS.items() if not (own and op == "score")}
+        routes = [(name, step, before) for name, step in steps[:-1]]
         if steps:
             name, last = steps[-1]
-            routes.append((name, last, {op: op for op in _params.PARAM_OPERATIONS if hasattr(last, op)}))
+            operations = (*_params.PARAM_OPERATIONS, *(() if own else ("score",)))
+            routes.append((name, last, {op: op for op in operations if hasattr(last, op)}))
         return routes
 
     def _weighted_steps(self, steps: list[tuple[str, Any]], sample_weight: Source | None) -> set[str]:
