@@ -9,7 +9,7 @@ from _counting import Counting, WeightedCounting, fits
 from sklearn.datasets import load_breast_cancer, load_diabetes, load_iris, load_wine
 from sklearn.base import BaseEstimator, RegressorMixin
 from sklearn.ensemble import BaggingClassifier, BaggingRegressor, VotingClassifier, VotingRegressor
-from sklearn.linear_model import Lasso, LogisticRegression, Ridge
+from sklearn.linear_model import Lasso, LogisticRegression, Ridge, SGDRegressor
 from sklearn.metrics import r2_score
 from sklearn.model_selection import GridSearchCV
 from sklearn.naive_bayes import GaussianNB
@@ -199,11 +199,11 @@ def test_average_weights_and_voting_are_checked():
 
 
 def _draws(bag, y, classes):
-    """Each member's drawn rows, drawn again as the bagging draws them (its seeds, then bootstrap_rows)."""
+    """Each member's drawn rows, drawn again as the bagging draws them (its seeds, then drawn_rows)."""
     from wirework.compose import _ops
 
     seeds = _ops.private_rng(bag.random_state).randint(np.iinfo(np.int32).max, size=bag.n_estimators)
-    return [_ops.bootstrap_rows(y, int(s), bag.max_samples, classes, bag.bootstrap) for s in seeds]
+    return [_ops.drawn_rows(y, int(s), bag.max_samples, classes, bag.bootstrap) for s in seeds]
 
 
 def test_out_of_bag_predictions_average_the_members_that_did_not_draw_the_row():
@@ -339,6 +339,40 @@ def test_bagging_equals_scikit_learn_s_of_the_same_random_state(model, options):
         assert np.abs(ours.oob_prediction_ - theirs.oob_prediction_).max() <= 1e-10
 
 
+def banded(X):
+    """``X`` standardized and rounded: few distinct rows, each shared by rows of other targets (ties)."""
+    return np.round(StandardScaler().fit_transform(X), 0)
+
+
+@pytest.mark.parametrize("model, options", [
+    (KNeighborsRegressor(5), {}),
+    (KNeighborsRegressor(5), {"bootstrap": False, "max_samples": 0.7}),
+    (KNeighborsRegressor(5), {"max_features": 0.5, "max_samples": 300}),
+    (make_pipeline(StandardScaler(), SGDRegressor(shuffle=False, max_iter=5, tol=None)), {}),
+    (SGDRegressor(shuffle=False, max_iter=5, tol=None), {}),
+], ids=["knn ties", "knn ties pasting", "knn ties subspaces", "sgd in a pipeline", "sgd"])
+@pytest.mark.filterwarnings("ignore:Maximum number of iteration reached:sklearn.exceptions.ConvergenceWarning")
+def test_members_train_on_their_rows_in_the_order_drawn_as_scikit_learn_s(model, options):
+    # a member whose fit takes no weights trained on its drawn rows sorted, where scikit-learn's bagging indexes
+    # them in the order drawn: a KNeighborsRegressor picks among tied neighbours by their order (up to 34 apart
+    # on these banded columns), an SGDRegressor(shuffle=False) in a pipeline steps through the rows in order (4.0
+    # apart); an SGDRegressor alone takes weights, so it trains on all rows with its draw's counts (equal before)
+    X = banded(X_DATA[:, [2, 3]]) if isinstance(model, KNeighborsRegressor) else X_DATA
+    assert not isinstance(model, KNeighborsRegressor) or len(np.unique(X, axis=0)) < len(X) / 10
+    ours = ww.Bagging(model, n_estimators=10, random_state=0, **options).fit(X, Y_DATA)
+    theirs = BaggingRegressor(model, n_estimators=10, random_state=0, **options).fit(X, Y_DATA)
+    assert np.abs(ours.predict(X) - theirs.predict(X)).max() <= 1e-10
+
+
+def test_a_classifier_s_members_train_on_their_rows_in_the_order_drawn_as_scikit_learn_s():
+    X, y = load_iris(return_X_y=True)
+    X = banded(X)  # ties: rows of several classes at one place (0.34 apart in probability when sorted)
+    ours = ww.Bagging(KNeighborsClassifier(5), n_estimators=10, random_state=0).fit(X, y)
+    theirs = BaggingClassifier(KNeighborsClassifier(5), n_estimators=10, random_state=0).fit(X, y)
+    assert all(set(y[drawn]) == set(y) for drawn in ours.estimators_samples_)  # no row added for a class
+    assert np.abs(ours.predict_proba(X) - theirs.predict_proba(X)).max() <= 1e-10
+
+
 def test_a_classifier_bagging_equals_scikit_learn_s_when_every_class_is_in_every_draw():
     X, y = scaled_wine()
     for model in (DecisionTreeClassifier(max_depth=3), LinearSVC()):  # probabilities, or votes
@@ -363,7 +397,7 @@ def test_estimators_samples_are_scikit_learn_s(options):
     members = zip(samples, theirs.estimators_samples_, ours.estimators_, ours.estimators_features_, strict=True)
     for drawn, expected, member, features in members:
         np.testing.assert_array_equal(drawn, expected)
-        np.testing.assert_array_equal(member._fit_X, X_DATA[np.sort(drawn)][:, features])  # what it trained on
+        np.testing.assert_array_equal(member._fit_X, X_DATA[drawn][:, features])  # what it trained on, in that order
     again = ww.Bagging(KNeighborsRegressor(), n_estimators=7, random_state=0, **options)
     assert not hasattr(again, "estimators_samples_")  # not fitted
 

@@ -115,7 +115,7 @@ def test_bagging_weights_draw_the_rows_as_scikit_learn_s(options):
                 np.testing.assert_array_equal(a.weights_, b.weights_)
                 np.testing.assert_array_equal(a.weights_, np.bincount(drawn, minlength=len(Y_DATA)))
             else:
-                np.testing.assert_array_equal(a.rows_, np.sort(b.rows_))
+                np.testing.assert_array_equal(a.rows_, b.rows_)  # in the order drawn
     heavy = W_DATA > 2.0  # drawn more often than the others
     counts = np.sum(ours.estimators_samples_[0][:, None] == np.arange(len(Y_DATA)), axis=0)
     assert counts[heavy].mean() > 1.5 * counts[~heavy].mean()

@@ -14,7 +14,10 @@ from sklearn.base import BaseEstimator, clone
 from sklearn.utils import get_tags
 from sklearn.utils.metaestimators import available_if
 
-__all__ = ["Seeded", "Votes", "random_states", "unwrapped"]
+from wirework.graph.data import take_rows
+from wirework.compose._ops import bootstrap_rows
+
+__all__ = ["Seeded", "Votes", "random_states", "sorted_rows", "unwrapped"]
 
 
 def _has(operation: str):
@@ -118,3 +121,16 @@ def unwrapped(model: Any) -> Any:
     while isinstance(model, (Seeded, Votes)):
         model = model.estimator_
     return model
+
+
+def sorted_rows(machines: list[Any]) -> bool:
+    """Whether some machine of ``machines`` (a bagging's network) trains on rows taken in sorted order
+    (``take_rows`` of :func:`~wirework.compose._ops.bootstrap_rows`): a network built before 2026-12, when a
+    member whose ``fit`` takes no weights trained on its drawn rows sorted. Members trained on all rows with
+    their draw's counts are not: the counts do not depend on the order."""
+    return any(
+        getattr(arg, "function", None) is take_rows
+        and any(getattr(parent, "function", None) is bootstrap_rows for parent in arg.parents)
+        for mach in machines
+        for arg in mach.args
+    )

@@ -246,8 +246,8 @@ def bootstrap_rows(
     bootstrap_features: bool = False,
     sample_weight: Any = None,
 ) -> np.ndarray:
-    """Row positions of one draw, with replacement (a bootstrap) or without (pasting), sorted; for classifiers
-    every class appears at least once (:func:`drawn_rows`, in the order drawn)."""
+    """:func:`drawn_rows`, sorted: what the members of a ``Bagging`` pickled before 2026-12 trained on (its
+    next fit builds it again, see ``Bagging._network_for``; members now train on the rows in the order drawn)."""
     drawn = drawn_rows(y, seed, max_samples, classes, replace, X, max_features, bootstrap_features, sample_weight)
     return np.sort(drawn)
 

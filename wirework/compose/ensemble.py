@@ -16,7 +16,7 @@ from wirework.graph.data import describe, take_rows, whole
 from wirework.graph.machines import Machine, machine
 from wirework.graph.nodes import Node, Source, node
 from wirework.compose import _ops
-from wirework.compose._members import Seeded, Votes, random_states, unwrapped
+from wirework.compose._members import Seeded, Votes, random_states, sorted_rows, unwrapped
 from wirework.compose._named import NamedEstimators, TrainedEstimators, dropped, unclaimed
 from wirework.compose._routing import RoutedWeights
 from wirework.compose.composite import Composite, WeightedFit, check_weighted, learns_several_targets, takes_weights
@@ -225,7 +225,21 @@ class Bagging(RoutedWeights, WeightedFit, Composite):
         without replacement: it gets ``bootstrap_features=False``, so it can be fitted again (``get_params`` and
         building its network read every parameter)."""
         state.setdefault("bootstrap_features", False)
+        built = state.get("_built")
+        if built is not None and sorted_rows(built.machines):
+            built.sorted_rows = True  # see _network_for
         super().__setstate__(state)
+
+    def _network_for(self, supervised: bool, weighted: bool | tuple[str, ...] = False) -> Any:
+        """The composite's, but a network pickled before 2026-12 whose members trained on their drawn rows sorted
+        (:func:`~wirework.compose._members.sorted_rows`) is built again: its members train on their rows in the
+        order drawn, as scikit-learn's (and a fresh ``Bagging``'s) do; what they do not touch keeps its training.
+        Until then it predicts as it was trained."""
+        built = self.__dict__.get("_built")
+        if built is not None and built.__dict__.get("sorted_rows"):
+            self._built = self._build(supervised, weighted, built)
+            return self._built.holds(self._quick(supervised, weighted), self._kind())
+        return super()._network_for(supervised, weighted)
 
     @property
     def oob_score_(self) -> float:
@@ -362,7 +376,9 @@ class Bagging(RoutedWeights, WeightedFit, Composite):
         added = classifier and not counted  # a member trained on its drawn rows sees every class (see drawn_rows)
         members, inputs, drawn = [], [], []
         for k, seed in enumerate(seeds):
-            rows = node(_ops.bootstrap_rows, target, seed, size, added, self.bootstrap, **columns, **drawing)
+            # in the order drawn, as scikit-learn's bagging indexes them (a model can depend on the order: ties of a
+            # KNeighborsRegressor, an SGDRegressor(shuffle=False) in a pipeline)
+            rows = node(_ops.drawn_rows, target, seed, size, added, self.bootstrap, **columns, **drawing)
             model = Seeded(base, seed) if seeded else base
             seen = node(_ops.subspace, X, seed=seed, **how) if subspaces else X
             if counted:  # as scikit-learn's bagging, when the model's fit takes weights
