@@ -229,6 +229,24 @@ def test_every_name_imported_from_the_composite_module_is_still_there():
     assert [name for name in sorted(imported) if not hasattr(composite, name)] == []
 
 
+def test_the_mixin_rules_moved_to_their_own_module_are_still_where_they_were():
+    # composite.py (617 lines) and pipeline.py were split: the kinds of scikit-learn's mixins and the rules of their
+    # order moved to _kinds; the old paths give the same objects, and the classes stay where pickles name them
+    from wirework.compose import _kinds, composite, ensemble, pipeline, stack
+
+    for name in ("_KIND_MIXINS", "_KIND_MIXIN_CLASSES", "_check_mixin_order"):
+        assert getattr(composite, name) is getattr(_kinds, name), name
+    assert pipeline._kind_of is _kinds._kind_of
+    for cls in (ww.Composite, ww.compose.WeightedFit, ww.Pipeline, ww.TransformedTarget, ww.Stack, ww.Bagging, ww.Average):
+        module = {"Composite": composite, "WeightedFit": composite, "Pipeline": pipeline, "TransformedTarget": pipeline,
+                  "Stack": stack, "Bagging": ensemble, "Average": ensemble}[cls.__name__]
+        assert cls.__module__ == module.__name__ and pickle.loads(pickle.dumps(cls)) is cls, cls
+    root = Path(__file__).parents[2]
+    assert [path.name for path in (root / "wirework" / "compose").glob("*.py") if len(path.read_text().splitlines()) > 600] == []
+    with pytest.raises(ww.ArgumentError, match=r"class Late\(OutlierMixin, Composite\)"):
+        type("Late", (ww.Composite, OutlierMixin), {})  # the rule still holds, from its new module
+
+
 @pytest.mark.parametrize("copy", [lambda m: pickle.loads(pickle.dumps(m)), lambda m: __import__("copy").deepcopy(m)],
                          ids=["pickle", "deepcopy"])
 @pytest.mark.parametrize(

@@ -11,7 +11,8 @@ This module holds the class with what makes it an estimator (its kind and
 tags, ``fit``, pickling). Its other parts are private bases, each in its own
 module: the parameters (``_hyperparams``), building the network and keeping
 it while its structure holds (``_building``), the checks of the data
-(``_checks``) and the operations (``_outputs``).
+(``_checks``) and the operations (``_outputs``). The rules of scikit-learn's mixins it is
+created by (which kind each declares, their order in the class) are in ``_kinds``.
 """
 
 from __future__ import annotations
@@ -22,20 +23,7 @@ from typing import Any
 
 import numpy as np
 import pandas as pd
-from sklearn.base import (
-    BaseEstimator,
-    BiclusterMixin,
-    ClassifierMixin,
-    ClassNamePrefixFeaturesOutMixin,
-    ClusterMixin,
-    DensityMixin,
-    MetaEstimatorMixin,
-    MultiOutputMixin,
-    OneToOneFeatureMixin,
-    OutlierMixin,
-    RegressorMixin,
-    TransformerMixin,
-)
+from sklearn.base import BaseEstimator, OutlierMixin
 from sklearn.utils import get_tags
 from sklearn.utils._set_output import _SetOutputMixin
 from sklearn.utils._tags import ClassifierTags, RegressorTags, TransformerTags
@@ -50,16 +38,16 @@ from wirework.graph.training import FitPass, fit_pass
 from wirework.compose._building import _Built, _ComposedNetwork, _layout, _quick_key, _skeleton
 from wirework.compose._checks import _ComposedChecks, _classes, _unusable, learns_several_targets
 from wirework.compose._hyperparams import _ComposedParams, is_estimator
+from wirework.compose._kinds import _KIND_MIXIN_CLASSES, _KIND_MIXINS, _check_mixin_order
 from wirework.compose._named import machine_keys
 from wirework.compose._outputs import _ComposedOutputs, _has_parameter
 from wirework.compose.signature import Signature
 
 __all__ = ["Composite", "WeightedFit", "check_weighted", "is_estimator", "learns_several_targets", "takes_weights"]
 __all__ += ["_has_parameter", "_quick_key", "_unusable"]  # moved to the modules of its parts; imported from here
+__all__ += ["_KIND_MIXINS", "_KIND_MIXIN_CLASSES", "_check_mixin_order"]  # moved to _kinds; imported from here
 
 
-#: scikit-learn's mixins that say what an estimator is, with the kind (``estimator_type``) each gives.
-_KIND_MIXINS = ((ClassifierMixin, "classifier"), (RegressorMixin, "regressor"), (ClusterMixin, "clusterer"))
 
 
 class Composite(
@@ -147,7 +135,7 @@ class Composite(
         transformers), so the method set here stays unwrapped.
         """
         super().__init_subclass__(**kwargs)  # scikit-learn's: set_output wrapping, metadata requests
-        _check_mixin_order(cls)
+        _check_mixin_order(cls, Composite)
         for name in _SHADOWED:
             owner = next(k for k in cls.__mro__ if name in k.__dict__)
             if owner in _KIND_MIXIN_CLASSES:
@@ -509,11 +497,6 @@ class Composite(
 #: only when the network transforms).
 Composite._sklearn_auto_wrap_output_keys = frozenset({"transform"})
 
-#: scikit-learn's mixins that say what an estimator is (and ``set_output``'s): a composite class keeps its own
-#: versions of the methods they define (see ``Composite.__init_subclass__``).
-_KIND_MIXIN_CLASSES = (
-    ClassifierMixin, RegressorMixin, TransformerMixin, _SetOutputMixin, ClusterMixin, OutlierMixin, DensityMixin
-)
 #: The classes that define Composite's methods: it, and the parts it derives from (a composite class in an MRO is
 #: one of these or derives from Composite).
 _OWN = (Composite, _ComposedParams, _ComposedNetwork, _ComposedChecks, _ComposedOutputs)
@@ -523,30 +506,6 @@ _SHADOWED = tuple(
     sorted({name for mixin in _KIND_MIXIN_CLASSES for name in vars(mixin) if not name.startswith("_") and name in _OWN_NAMES})
 )
 
-#: scikit-learn's mixins that must come before ``BaseEstimator`` in an estimator's MRO (the order its
-#: ``check_mixin_order`` checks): their ``__sklearn_tags__`` run only there.
-_BEFORE_BASE = (
-    ClassifierMixin, RegressorMixin, ClusterMixin, TransformerMixin, BiclusterMixin, OneToOneFeatureMixin,
-    ClassNamePrefixFeaturesOutMixin, DensityMixin, OutlierMixin, MetaEstimatorMixin, MultiOutputMixin,
-)
-
-
-def _check_mixin_order(cls: type) -> None:
-    """Raise unless each of scikit-learn's mixins ``cls`` derives from comes before ``BaseEstimator`` in its MRO."""
-    mro = cls.__mro__
-    late = [mixin for mixin in _BEFORE_BASE if mixin in mro and mro.index(mixin) > mro.index(BaseEstimator)]
-    if not late:
-        return
-    names = " and ".join(mixin.__name__ for mixin in late)
-    composite = next(base for base in cls.__bases__ if issubclass(base, Composite))
-    first = [base for base in cls.__bases__ if not issubclass(base, BaseEstimator) and issubclass(base, tuple(late))]
-    order = ", ".join(base.__name__ for base in [*first, *(base for base in cls.__bases__ if base not in first)])
-    raise ArgumentError(
-        f"{cls.__name__} lists {names} after {composite.__name__}, so scikit-learn would not read what it declares: "
-        f"in the MRO it comes after BaseEstimator ({composite.__name__} derives from it), whose tags ignore the "
-        "classes after it. Put the mixin first, as scikit-learn's rule is (check_estimator's check_mixin_order): "
-        f"class {cls.__name__}({order})."
-    )
 
 
 class WeightedFit:

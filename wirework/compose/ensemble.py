@@ -16,11 +16,11 @@ from wirework.graph.data import describe, take_rows, whole
 from wirework.graph.machines import Machine, machine
 from wirework.graph.nodes import Node, Source, node
 from wirework.compose import _ops
+from wirework.compose._kinds import _kind_of
 from wirework.compose._members import Seeded, Votes, random_states, sorted_rows, unwrapped
 from wirework.compose._named import NamedEstimators, TrainedEstimators, dropped, unclaimed
 from wirework.compose._routing import RoutedWeights
 from wirework.compose.composite import Composite, WeightedFit, check_weighted, learns_several_targets, takes_weights
-from wirework.compose.pipeline import _kind_of
 from wirework.compose.signature import Signature
 
 __all__ = ["Bagging", "Average"]

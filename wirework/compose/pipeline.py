@@ -9,7 +9,6 @@ from typing import Any
 import numpy as np
 
 from sklearn import get_config
-from sklearn.base import DensityMixin, OutlierMixin
 from sklearn.linear_model import LinearRegression
 from sklearn.preprocessing import FunctionTransformer
 from sklearn.utils import check_array, get_tags
@@ -20,10 +19,10 @@ from wirework.graph.data import describe
 from wirework.graph.machines import Machine, machine, scores_with_a_target
 from wirework.graph.nodes import Node, Source, node
 from wirework.compose import _ops, _params
+from wirework.compose._kinds import _kind_of
 from wirework.compose._named import NamedEstimators, _VisualBlock, dropped
 from wirework.compose._routing import RoutedWeights
 from wirework.compose.composite import (
-    _KIND_MIXINS,
     _has_parameter,
     _unusable,
     Composite,
@@ -35,35 +34,7 @@ from wirework.compose.composite import (
 from wirework.compose.signature import Signature
 
 __all__ = ["Pipeline", "TransformedTarget"]
-
-
-#: The kind each mixin gives (``estimator_type`` of the tags it sets); the last two are never read from the mixin.
-_MIXIN_KINDS = (*_KIND_MIXINS, (OutlierMixin, None), (DensityMixin, None))
-#: Per class: the kind its one kind mixin gives, or ``None`` when only its tags can tell.
-_CLASS_KINDS: dict[type, str | None] = {}
-
-
-def _kind_of(estimator: Any) -> str | None:
-    """``estimator_type`` of ``estimator``'s tags: ``"classifier"``, ``"regressor"``, ``"clusterer"``…
-
-    A class that inherits exactly one of scikit-learn's kind mixins, and it
-    is the classifier, regressor or clusterer one, has the kind that mixin
-    sets (true of every scikit-learn estimator, LightGBM's and XGBoost's), so
-    its tags are not built: building them runs every ``__sklearn_tags__`` of
-    the class's ancestry, a cost each refit would pay. Anything else (no
-    mixin or several: meta-estimators, wrappers) is asked for its tags.
-    """
-    kind_class = type(estimator)
-    if kind_class not in _CLASS_KINDS:
-        kinds = [kind for mixin, kind in _MIXIN_KINDS if issubclass(kind_class, mixin)]
-        _CLASS_KINDS[kind_class] = kinds[0] if len(kinds) == 1 else None
-    kind = _CLASS_KINDS[kind_class]
-    if kind is not None:
-        return kind
-    try:
-        return get_tags(estimator).estimator_type
-    except Exception:
-        return None
+__all__ += ["_kind_of"]  # moved to _kinds; imported from here
 
 
 def _final_outputs(

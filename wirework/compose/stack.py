@@ -16,10 +16,10 @@ from wirework.graph.data import whole
 from wirework.graph.machines import machine
 from wirework.graph.nodes import Node, Source, node
 from wirework.compose import _ops
+from wirework.compose._kinds import _kind_of
 from wirework.compose._named import NamedEstimators, TrainedEstimators, _VisualBlock, unclaimed
 from wirework.compose._routing import RoutedWeights
 from wirework.compose.composite import Composite, WeightedFit, check_weighted
-from wirework.compose.pipeline import _kind_of
 from wirework.compose.signature import Signature
 
 __all__ = ["Stack"]
