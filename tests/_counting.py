@@ -1,7 +1,9 @@
-"""Estimators that record every real call, for tests of the retraining rules."""
+"""Estimators that record every real call, for tests of the retraining rules; and a count of wirework's own calls."""
 
 from __future__ import annotations
 
+import cProfile
+import pstats
 from types import SimpleNamespace
 from typing import Any, ClassVar
 
@@ -108,6 +110,17 @@ def fits(tag: str | None = None) -> Any:
 def calls(tag: str, operation: str) -> int:
     """Number of real calls of ``operation`` logged for ``tag``."""
     return Counting.events.count((tag, operation))
+
+
+def wirework_calls(action: Any) -> int:
+    """How many calls of wirework's functions ``action()`` makes (generators' steps included): deterministic."""
+    profile = cProfile.Profile()
+    profile.enable()
+    try:
+        action()
+    finally:
+        profile.disable()
+    return sum(entry[1] for (filename, _, _), entry in pstats.Stats(profile).stats.items() if "wirework" in filename)
 
 
 def counting_chain(X_data: Any, y_data: Any) -> tuple[Any, SimpleNamespace]:

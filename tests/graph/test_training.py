@@ -1,13 +1,11 @@
 """Fit passes and the training values kept between them."""
 
-import cProfile
 import gc
-import pstats
 import tracemalloc
 
 import numpy as np
 import pytest
-from _counting import Counting, calls, counting_chain, fits
+from _counting import Counting, calls, counting_chain, fits, wirework_calls
 from sklearn.base import BaseEstimator, TransformerMixin
 from sklearn.linear_model import Ridge
 
@@ -102,17 +100,6 @@ def deep_chain(depth, kind):
         model = OwnFitTransform() if kind == "kept" and k % 2 else Shift()
         node = ww.machine(model, node).transform(node)
     return node
-
-
-def wirework_calls(action):
-    """How many calls of wirework's functions ``action()`` makes (generators' steps included): deterministic."""
-    profile = cProfile.Profile()
-    profile.enable()
-    try:
-        action()
-    finally:
-        profile.disable()
-    return sum(entry[1] for (filename, _, _), entry in pstats.Stats(profile).stats.items() if "wirework" in filename)
 
 
 def kept_by(action):

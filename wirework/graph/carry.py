@@ -71,6 +71,13 @@ def carry_over(
     training arguments was carried too, to the old machine's own upstream
     machines, and it reads the same sources: the states and versions the
     retraining rules compare are then the ones the old machine saw.
+
+    The ancestries of a machine's arguments and of its match's are compared
+    node by node, each pair of nodes once for the whole call, so carrying a
+    network over takes time in proportion to its size, however deep. Where
+    the builds differ in which nodes they share (one node of one build is
+    two nodes of equal keys in the other), the machines after it compare
+    what a walk of each ancestry finds, as before: the same decisions.
     """
     old, new = list(old), list(new)
     interned: dict[tuple, int] = {}  # each distinct key, as a number: keys stay flat however deep the network
@@ -79,6 +86,7 @@ def carry_over(
     new_count = Counter(new_keys[id(m)] for m in new)
     by_key = {old_keys[id(m)]: m for m in old}
     origin: dict[int, Machine] = {}
+    aligned: dict[tuple[int, int], int] = {}  # _aligned's verdict on each pair of nodes met, for the whole call
     carried = []
     for machine in new:
         key = new_keys[id(machine)]
@@ -87,14 +95,74 @@ def carry_over(
         match = by_key[key]
         if match._fitted is None:
             continue
-        machines, sources = machine._upstream_of_args()
-        old_machines, old_sources = match._upstream_of_args()
-        if sources != old_sources or tuple(origin.get(id(m)) for m in machines) != old_machines:
+        verdict = _aligned(machine.args, match.args, origin, aligned)
+        if verdict == _UNCARRIED:
             continue
+        if verdict == _UNALIGNED:  # not alike node by node (nodes shared differently...): what the two walks find
+            machines, sources = machine._upstream_of_args()
+            old_machines, old_sources = match._upstream_of_args()
+            if sources != old_sources or tuple(origin.get(id(m)) for m in machines) != old_machines:
+                continue
         machine._adopt(match)
         origin[id(machine)] = match
         carried.append(machine)
     return carried
+
+
+#: What :func:`_aligned` finds of two machines' training arguments: alike, position by position; unaligned (the
+#: builds differ otherwise: nodes shared in one and not in the other, say); or a machine of the new build upstream
+#: that was not carried (then neither is the machine).
+_SAME, _UNALIGNED, _UNCARRIED = 0, 1, 2
+
+
+def _aligned(
+    new_args: tuple[Node, ...], old_args: tuple[Node, ...], origin: Mapping[int, Machine], verdicts: dict
+) -> int:
+    """Whether the machines and sources upstream of ``new_args`` are those upstream of ``old_args``, compared
+    node by node.
+
+    The walk of the arguments' ancestry (:func:`~wirework.graph.topology.upstream`) lists each machine and source
+    where it first meets it, and a node met again adds nothing new: it lists what a walk of the ancestry unfolded
+    into a tree (each node met again walked again) lists at first meetings. So two unfolded ancestries alike
+    position by position (parents in equal numbers; at a source, the very same source; at a dynamic node, a new
+    machine carried to the old machine there) give the same lists, the new machines mapped by ``origin``: the
+    machine is carried (``_SAME``). A new machine upstream that was not carried (``origin`` lacks it) is in no
+    list of old machines: it is not (``_UNCARRIED``). Otherwise (``_UNALIGNED``: a node shared in one build and
+    built twice in the other, a source of the same role in another place) only the two walks can tell.
+
+    ``verdicts``: the verdict on each pair of nodes met (by ids), kept for the whole :func:`carry_over` call, so
+    each pair is compared once, from its parents' verdicts, without recursion. In two builds alike each new node
+    pairs with one old node, and a network is carried over in time proportional to its size, however deep.
+    """
+    worst = _SAME if len(new_args) == len(old_args) else _UNALIGNED
+    for root in zip(new_args, old_args):
+        stack = [root]
+        while stack:
+            n, m = stack[-1]
+            if (id(n), id(m)) in verdicts:  # met twice
+                stack.pop()
+                continue
+            kind = n.kind
+            if kind == "dynamic" and id(n.machine) not in origin:
+                verdict = _UNCARRIED
+            elif kind != m.kind or len(n.parents) != len(m.parents):
+                verdict = _UNALIGNED
+            else:
+                pending = [(p, q) for p, q in zip(n.parents, m.parents) if (id(p), id(q)) not in verdicts]
+                if pending:
+                    stack.extend(pending)
+                    continue
+                verdict = max((verdicts[id(p), id(q)] for p, q in zip(n.parents, m.parents)), default=_SAME)
+                if kind == "source":
+                    alike = n is m
+                else:
+                    alike = kind == "static" or origin[id(n.machine)] is m.machine
+                if not alike:
+                    verdict = max(verdict, _UNALIGNED)
+            verdicts[id(n), id(m)] = verdict
+            stack.pop()
+        worst = max(worst, verdicts[id(root[0]), id(root[1])])
+    return worst
 
 
 def _keys(
