@@ -219,3 +219,17 @@ def test_one_walk_finds_the_upstream_machines_and_sources_in_their_own_orders(ne
     nodes = net[3]["nodes"]
     picks = data.draw(st.lists(st.sampled_from(nodes), min_size=1, max_size=3))
     assert upstream(picks) == (upstream_machines(picks), upstream_sources(picks))
+
+
+@SETTINGS
+@given(networks(), st.data())
+def test_one_walk_finds_the_first_machine_reading_a_source_outside_a_set(net, data):
+    from wirework.graph.topology import reading_outside, upstream_sources
+
+    root, machines = net[:2]
+    order = training_order([root])
+    sources = [node for node in net[3]["nodes"] if node.kind == "source"]
+    allowed = set(data.draw(st.lists(st.sampled_from(sources), unique_by=id), label="allowed"))
+    expected = next((m for m in order if any(s not in allowed for s in upstream_sources(m.args))), None)
+    assert reading_outside(order, allowed) is expected
+    assert reading_outside(order, set(sources)) is None

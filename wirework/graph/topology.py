@@ -21,7 +21,7 @@ deterministic (parents are visited left to right).
 from __future__ import annotations
 
 import operator
-from collections.abc import Callable, Iterable, Iterator, Mapping
+from collections.abc import Callable, Collection, Iterable, Iterator, Mapping
 from typing import TYPE_CHECKING, Any
 
 from wirework.errors import GraphError
@@ -37,6 +37,7 @@ __all__ = [
     "owing_outputs",
     "parents_of",
     "post_order",
+    "reading_outside",
     "requirements_of",
     "stamps",
     "state_of",
@@ -354,6 +355,23 @@ def upstream(nodes: Iterable[Node]) -> tuple[tuple[Machine, ...], tuple[Node, ..
         elif kind == "source":
             sources.append(node)
     return tuple(found.values()), tuple(sources)
+
+
+def reading_outside(machines: Iterable[Machine], sources: Collection[Node]) -> Machine | None:
+    """The first of ``machines`` whose training arguments are computed from a source not in ``sources`` (ordinary
+    edges), or ``None``: what ``upstream_sources(machine.args)`` of each would say, from one walk of their
+    ancestries together, each node's answer computed once from its parents'."""
+    outside: dict[int, bool] = {}
+    seen: set[int] = set()
+    for machine in machines:
+        for node in post_order(machine.args, parents_of, seen):
+            if node.kind == "source":
+                outside[id(node)] = node not in sources
+            else:
+                outside[id(node)] = any(outside[id(parent)] for parent in node.parents)
+        if any(outside[id(arg)] for arg in machine.args):
+            return machine
+    return None
 
 
 def upstream_machines(nodes: Iterable[Node]) -> tuple[Machine, ...]:
