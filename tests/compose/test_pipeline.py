@@ -344,6 +344,9 @@ def test_bad_steps():
         ww.Pipeline([]).fit(X_DATA, Y_DATA)
     with pytest.raises(ww.GraphError, match=r"names in steps must be unique\. Received duplicates: \['a'\]"):
         ww.Pipeline([("a", StandardScaler()), ("a", Ridge())]).fit(X_DATA, Y_DATA)
+    steps = [("b", StandardScaler()), ("a", StandardScaler()), ("b", StandardScaler()), ("a", StandardScaler())]
+    with pytest.raises(ww.GraphError, match=r"Received duplicates: \['a', 'b'\]\.$"):  # each once, sorted
+        ww.Pipeline(steps + [("b", StandardScaler()), ("c", Ridge())]).fit(X_DATA, Y_DATA)
     with pytest.raises(ww.ArgumentError, match=r"a fit\(\) method .* for machine 'regressor'\. Received: str 'ridge'"):
         ww.TransformedTarget("ridge", StandardScaler()).fit(X_DATA, Y_DATA)
 

@@ -50,8 +50,9 @@ def check_named(owner: str, attribute: str, pairs: Any, reserved: Iterable[str] 
         if "__" in name or not name:
             raise GraphError(f"{owner}: the name {name!r} in {attribute} must be non-empty and contain no '__'.")
         names.append(name)
-    duplicates = sorted({n for n in names if names.count(n) > 1})
-    if duplicates:
+    if len(set(names)) < len(names):  # one pass, not one count per name: pipelines of thousands of steps
+        seen: set[str] = set()
+        duplicates = sorted({n for n in names if n in seen or seen.add(n)})
         raise GraphError(f"{owner}: names in {attribute} must be unique. Received duplicates: {duplicates}.")
     conflicts = sorted(set(names).intersection(reserved))
     if conflicts:
