@@ -16,6 +16,32 @@ def run_outputs(exported, rows) -> dict[str, np.ndarray]:
     return dict(zip([o.name for o in runtime.get_outputs()], runtime.run(None, ww.onnx.feed(exported, rows))))
 
 
+OUTPUTS = ["predict", "decision_function", "score_samples"]
+
+
+def assert_exports_bit_for_bit(model, X: np.ndarray) -> dict[str, np.ndarray]:
+    """``ww.to_onnx(model)`` has the three outputs, and ``check_parity`` finds them bit for bit on ``X``; its
+    outputs on ``X`` (``predict`` as int64)."""
+    exported = ww.to_onnx(model)
+    assert [o.name for o in exported.graph.output] == OUTPUTS
+    report = ww.onnx.check_parity(model, exported, X)
+    assert report.exact, str(report)
+    out = run_outputs(exported, X)
+    assert out["predict"].dtype == np.int64
+    return out
+
+
+def assert_float32_as_natively(model, X: np.ndarray) -> None:
+    """A float32 file labels ``X`` and rows on the boundary, as float32 values, as natively, and its scores are
+    the float32 values of the native scores of those rows (computed in float64 natively, as in the file)."""
+    rows = np.vstack([X, boundary_rows(model, X, count=10)]).astype(np.float32)
+    out = run_outputs(ww.to_onnx(model, dtype="float32"), rows)
+    np.testing.assert_array_equal(out["predict"], model.predict(rows))
+    for method in ("decision_function", "score_samples"):
+        assert out[method].dtype == np.float32
+        np.testing.assert_array_equal(out[method], getattr(model, method)(rows).astype(np.float32))
+
+
 def assert_unknown_method_refused(model, convert, method: str) -> None:
     """``convert`` (the converter) and ``ww.to_onnx`` both refuse ``method``, naming the three outputs."""
     name = type(model).__name__

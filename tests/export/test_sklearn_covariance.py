@@ -9,7 +9,14 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-from _outliers import assert_unknown_method_refused, boundary_rows, run_outputs
+from _outliers import (
+    OUTPUTS,
+    assert_exports_bit_for_bit,
+    assert_float32_as_natively,
+    assert_unknown_method_refused,
+    boundary_rows,
+    run_outputs,
+)
 from sklearn.base import clone
 from sklearn.covariance import EllipticEnvelope
 from sklearn.datasets import load_breast_cancer, load_diabetes, load_wine
@@ -20,7 +27,6 @@ from wirework.export.sklearn_covariance import _convert_elliptic_envelope
 
 pytest.importorskip("onnxruntime")
 
-OUTPUTS = ["predict", "decision_function", "score_samples"]
 DATA = {"wine": load_wine, "diabetes": load_diabetes, "breast_cancer": load_breast_cancer}
 SETTINGS = {
     "default": EllipticEnvelope(random_state=0),
@@ -41,12 +47,7 @@ def _data(name: str, scaled: bool) -> np.ndarray:
 def test_elliptic_envelope_is_bit_for_bit(data, scaled, setting):
     X = _data(data, scaled)
     model = clone(SETTINGS[setting]).fit(X)
-    exported = ww.to_onnx(model)
-    assert [o.name for o in exported.graph.output] == OUTPUTS
-    report = ww.onnx.check_parity(model, exported, X)
-    assert report.exact, str(report)
-    out = run_outputs(exported, X)
-    assert out["predict"].dtype == np.int64
+    out = assert_exports_bit_for_bit(model, X)
     np.testing.assert_array_equal(out["score_samples"], -model.mahalanobis(X))
 
 
@@ -79,13 +80,7 @@ def test_rows_on_the_boundary_are_labelled_as_natively(data):
 def test_a_float32_file_scores_float32_rows_as_natively(data):
     # scikit-learn computes in float64 from the float32 values; the file too, its scores cast at the end
     X = _data(data, scaled=False)
-    model = EllipticEnvelope(contamination=0.2, random_state=0).fit(X)
-    rows = np.vstack([X, boundary_rows(model, X, count=10)]).astype(np.float32)
-    out = run_outputs(ww.to_onnx(model, dtype="float32"), rows)
-    np.testing.assert_array_equal(out["predict"], model.predict(rows))
-    for method in ("decision_function", "score_samples"):
-        assert out[method].dtype == np.float32
-        np.testing.assert_array_equal(out[method], getattr(model, method)(rows).astype(np.float32))
+    assert_float32_as_natively(EllipticEnvelope(contamination=0.2, random_state=0).fit(X), X)
 
 
 def test_a_pipeline_ending_in_an_elliptic_envelope_exports_whole():

@@ -201,18 +201,21 @@ def test_an_unknown_method_is_refused():
 
 
 @pytest.mark.parametrize(
-    "detector", [LocalOutlierFactor(novelty=True), SGDOneClassSVM(random_state=0)],
-    ids=["local_outlier_factor", "sgd_one_class_svm"],
+    "detector", [LocalOutlierFactor(novelty=True)], ids=["local_outlier_factor"],
 )
 def test_other_outlier_detectors_are_refused_saying_so(detector):
-    # OneClassSVM and EllipticEnvelope export now (tests/export/test_sklearn_kernels.py, test_sklearn_covariance.py)
+    # OneClassSVM, EllipticEnvelope and SGDOneClassSVM export now (tests/export/test_sklearn_kernels.py,
+    # test_sklearn_covariance.py, test_sklearn_sgd.py)
+    assert [o.name for o in ww.to_onnx(SGDOneClassSVM(random_state=0).fit(load_wine(return_X_y=True)[0])).graph.output
+            ] == OUTPUTS
     X, _ = load_wine(return_X_y=True)
     X = StandardScaler().fit_transform(X)
     name = type(detector).__name__
     detector.fit(X)
     with pytest.raises(ExportError, match=rf"{name}: cannot export any method; .* {name} is an outlier detector: "
-                                          r".* IsolationForest, OneClassSVM and EllipticEnvelope only; .* Replace it "
-                                          r"\(by one of those three, say\), or export the network up to it"):
+                                          r".* IsolationForest, OneClassSVM, SGDOneClassSVM and EllipticEnvelope only; "
+                                          r".* Replace it \(by one of those four, say\), or export the network up "
+                                          r"to it"):
         ww.to_onnx(detector)
     X_node = ww.source(X, name="X")
     node = ww.machine(detector, X_node).predict(X_node)

@@ -39,6 +39,7 @@ PROVIDERS: dict[str, tuple[str, ...]] = {
         "wirework.export.sklearn_kernels",
         "wirework.export.sklearn_iforest",
         "wirework.export.sklearn_covariance",
+        "wirework.export.sklearn_sgd",
     ),
 }
 
@@ -163,7 +164,7 @@ def nothing_exported(model: Any) -> str:
     kind = "an outlier detector" if outlier else "neither a predictor nor a transformer wirework knows"
     return (
         f" {type(model).__name__} is {kind}: wirework exports the predictions, probabilities, scores and "
-        "transforms of predictors and transformers, and of the outlier detectors IsolationForest, OneClassSVM "
-        "and EllipticEnvelope only; the others (LocalOutlierFactor, SGDOneClassSVM...) have no converter. Replace "
-        "it (by one of those three, say), or export the network up to it."
+        "transforms of predictors and transformers, and of the outlier detectors IsolationForest, OneClassSVM, "
+        "SGDOneClassSVM and EllipticEnvelope only; the others (LocalOutlierFactor...) have no converter. Replace "
+        "it (by one of those four, say), or export the network up to it."
     )
