@@ -456,15 +456,19 @@ class FitCacheWarning(WireworkWarning):
 
 
 class PrecisionWarning(WireworkWarning):
-    """A float32 export is known to route some float64 inputs otherwise than the native model.
+    """An export is known to give some inputs other values than the native model.
 
-    The file compares the float32 value of each input; a model that compares
-    the float64 value (HistGradientBoosting, whose thresholds are often
-    training values) can then send a row holding such a value the other way.
-    It is raised when such a threshold rounds up in float32 and the model was
-    trained on more rows than its ``max_bins`` (trained on fewer, every
-    threshold lies between two training values). ``dtype="float64"``
-    exports reproduce the native predictions.
+    A float32 file compares the float32 value of each input; a model that
+    compares the float64 value (HistGradientBoosting, whose thresholds are
+    often training values) can then send a row holding such a value the
+    other way. It is raised when such a threshold rounds up in float32 and
+    the model was trained on more rows than its ``max_bins`` (trained on
+    fewer, every threshold lies between two training values).
+    ``dtype="float64"`` exports reproduce the native predictions.
+
+    A ``LocalOutlierFactor`` whose training rows have neighbours at equal
+    distances raises it too: among such rows the file and scikit-learn's
+    search may take different neighbours.
 
     Examples
     --------

@@ -23,6 +23,7 @@ import numpy as np
 import pytest
 from _outliers import assert_float32_scores, assert_unknown_method_refused, run_outputs
 from _tree_rows import edge_rows, tree_thresholds
+from sklearn.base import BaseEstimator, OutlierMixin
 from sklearn.datasets import load_breast_cancer, load_diabetes, load_wine
 from sklearn.ensemble import IsolationForest
 from sklearn.ensemble._iforest import _average_path_length, _parallel_compute_tree_depths
@@ -200,25 +201,37 @@ def test_an_unknown_method_is_refused():
     assert_unknown_method_refused(model, convert_isolation_forest, "predict_proba")
 
 
-@pytest.mark.parametrize(
-    "detector", [LocalOutlierFactor(novelty=True)], ids=["local_outlier_factor"],
-)
-def test_other_outlier_detectors_are_refused_saying_so(detector):
-    # OneClassSVM, EllipticEnvelope and SGDOneClassSVM export now (tests/export/test_sklearn_kernels.py,
-    # test_sklearn_covariance.py, test_sklearn_sgd.py)
-    assert [o.name for o in ww.to_onnx(SGDOneClassSVM(random_state=0).fit(load_wine(return_X_y=True)[0])).graph.output
-            ] == OUTPUTS
+class _UnknownDetector(OutlierMixin, BaseEstimator):
+    """An outlier detector no converter knows, in scikit-learn's package (scikit-learn's own all export now)."""
+
+    def fit(self, X, y=None):
+        self.n_features_in_ = np.shape(X)[1]
+        return self
+
+    def predict(self, X):
+        return np.ones(len(X), dtype=np.int64)
+
+
+_UnknownDetector.__module__ = "sklearn.covariance._unknown"  # taken for scikit-learn's: the skl2onnx fallback
+
+
+def test_other_outlier_detectors_are_refused_saying_so():
+    # SGDOneClassSVM and LocalOutlierFactor(novelty=True) export now (tests/export/test_sklearn_sgd.py,
+    # test_sklearn_neighbors.py), as OneClassSVM and EllipticEnvelope did before them
     X, _ = load_wine(return_X_y=True)
     X = StandardScaler().fit_transform(X)
-    name = type(detector).__name__
-    detector.fit(X)
-    with pytest.raises(ExportError, match=rf"{name}: cannot export any method; .* {name} is an outlier detector: "
-                                          r".* IsolationForest, OneClassSVM, SGDOneClassSVM and EllipticEnvelope only; "
-                                          r".* Replace it \(by one of those four, say\), or export the network up "
-                                          r"to it"):
+    for detector in (LocalOutlierFactor(novelty=True), SGDOneClassSVM(random_state=0)):
+        exported = ww.to_onnx(detector.fit(X))
+        assert [o.name for o in exported.graph.output] == OUTPUTS
+    detector = _UnknownDetector().fit(X)
+    with pytest.raises(ExportError, match=r"_UnknownDetector: cannot export any method; .* _UnknownDetector is an "
+                                          r"outlier detector: .* of scikit-learn's outlier detectors "
+                                          r"\(IsolationForest, OneClassSVM, SGDOneClassSVM, EllipticEnvelope and "
+                                          r"LocalOutlierFactor with novelty=True\) only; others have no converter\. "
+                                          r"Replace it \(by one of those, say\), or export the network up to it"):
         ww.to_onnx(detector)
     X_node = ww.source(X, name="X")
-    node = ww.machine(detector, X_node).predict(X_node)
+    node = ww.machine(_UnknownDetector(), X_node).predict(X_node)
     node.fit()
-    with pytest.raises(ExportError, match=rf"{name}.predict\(\) of machine .* is an outlier detector"):
+    with pytest.raises(ExportError, match=r"_UnknownDetector.predict\(\) of machine .* is an outlier detector"):
         ww.to_onnx(node)

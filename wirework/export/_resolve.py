@@ -72,8 +72,26 @@ def _network_outputs(obj: Any, methods: Sequence[str] | None) -> dict:
     if missing or not wanted:
         raise ExportError(
             f"The network has no {', '.join(missing) or 'exportable'} output; it offers {sorted(available)}."
+            + _refusals(available.values())
         )
     return {m: available[m] for m in wanted}
+
+
+def _refusals(nodes: Any) -> str:
+    """Why the models whose operations give ``nodes`` export nothing, as their converters say (a
+    ``LocalOutlierFactor`` with ``novelty=False``); empty when none says."""
+    reasons: list[str] = []
+    for node in nodes:
+        model = getattr(getattr(node, "machine", None), "fitted_model", None)
+        if model is None:
+            continue
+        try:
+            reason = converter_for(model).refusal(model)
+        except ExportError:  # no converter at all: the export says so where it reaches the model
+            continue
+        if reason and reason not in reasons:
+            reasons.append(reason)
+    return "".join(f" {reason}" for reason in reasons)
 
 
 def _n_features(obj: Any, sample: Any) -> int:

@@ -40,6 +40,7 @@ PROVIDERS: dict[str, tuple[str, ...]] = {
         "wirework.export.sklearn_iforest",
         "wirework.export.sklearn_covariance",
         "wirework.export.sklearn_sgd",
+        "wirework.export.sklearn_neighbors",
     ),
 }
 
@@ -56,6 +57,10 @@ def _no_categories(model: Any) -> Mapping[int, np.ndarray]:
 
 
 def _reads_every_column(model: Any) -> frozenset[int] | None:
+    return None
+
+
+def _no_refusal(model: Any) -> str | None:
     return None
 
 
@@ -85,6 +90,10 @@ class Converter:
         ``convert`` also takes ``sample=``: the native value of its input
         on the export's sample rows, when the model sits in a network (a
         composite inside a network evaluates its own network on it).
+    refusal : callable ``model -> str or None``
+        Why this fitted model exports none of its methods, and what to do
+        (a ``LocalOutlierFactor`` with ``novelty=False``); ``None`` when it
+        exports some.
     """
 
     convert: Callable[..., str]
@@ -93,6 +102,7 @@ class Converter:
     categories: Callable[[Any], Mapping[int, np.ndarray]] = field(default=_no_categories)
     reads: Callable[[Any], frozenset[int] | None] = field(default=_reads_every_column)
     takes_sample: bool = False
+    refusal: Callable[[Any], str | None] = field(default=_no_refusal)
 
     def apply(self, model: Any, method: str, g: Any, x: str, sample: Any = None) -> str:
         """``convert``, given the input's native ``sample`` when it takes one."""
@@ -107,8 +117,8 @@ _loaded: set[str] = set()
 
 
 def register(*classes: type, **parts: Any) -> Callable:
-    """Decorator: register ``convert`` (plus ``methods=``, ``n_features=``, ``categories=``, ``reads=``) for
-    ``classes``."""
+    """Decorator: register ``convert`` (plus ``methods=``, ``n_features=``, ``categories=``, ``reads=``,
+    ``refusal=``) for ``classes``."""
 
     def decorate(convert: Callable) -> Callable:
         converter = Converter(convert=convert, **parts)
@@ -155,6 +165,12 @@ def converter_for(model: Any) -> Converter:
 def nothing_exported(model: Any) -> str:
     """The end of the message refusing ``model`` when its converter exports none of its methods: what it is
     and what to do."""
+    for cls in type(model).__mro__:
+        if cls in _REGISTRY:
+            reason = _REGISTRY[cls].refusal(model)
+            if reason:
+                return f" {reason}"
+            break
     try:
         from sklearn.base import is_outlier_detector
 
@@ -164,7 +180,7 @@ def nothing_exported(model: Any) -> str:
     kind = "an outlier detector" if outlier else "neither a predictor nor a transformer wirework knows"
     return (
         f" {type(model).__name__} is {kind}: wirework exports the predictions, probabilities, scores and "
-        "transforms of predictors and transformers, and of the outlier detectors IsolationForest, OneClassSVM, "
-        "SGDOneClassSVM and EllipticEnvelope only; the others (LocalOutlierFactor...) have no converter. Replace "
-        "it (by one of those four, say), or export the network up to it."
+        "transforms of predictors and transformers, and of scikit-learn's outlier detectors (IsolationForest, "
+        "OneClassSVM, SGDOneClassSVM, EllipticEnvelope and LocalOutlierFactor with novelty=True) only; others "
+        "have no converter. Replace it (by one of those, say), or export the network up to it."
     )

@@ -272,6 +272,11 @@ def _pipeline_reads(model: SkPipeline) -> frozenset[int] | None:
     return converter_for(first).reads(first)
 
 
+def _pipeline_refusal(model: SkPipeline) -> str | None:
+    last = model.steps[-1][1]
+    return converter_for(last).refusal(last) if last not in (None, "passthrough") else None
+
+
 @register(
     SkPipeline,
     methods=_pipeline_methods,
@@ -279,6 +284,7 @@ def _pipeline_reads(model: SkPipeline) -> frozenset[int] | None:
     categories=_pipeline_categories,
     reads=_pipeline_reads,
     takes_sample=True,
+    refusal=_pipeline_refusal,
 )
 def _convert_pipeline(model: SkPipeline, method: str, g: GraphBuilder, x: str, sample: Any = None) -> str:
     # each step on the one before; the sample rows go along, transformed natively, for the steps that check; a
