@@ -22,6 +22,7 @@ import numpy as np
 import pandas as pd
 import pytest
 import scipy.sparse as sp
+import sklearn
 from hypothesis import assume, given, settings
 from hypothesis import strategies as st
 from hypothesis.extra import numpy as hnp
@@ -706,6 +707,27 @@ def test_changing_one_element_changes_token(data: st.DataObject) -> None:
     changed.reshape(-1)[flat_index] = new
     assert tokenize(arr) != tokenize(changed)
     assert tokenize(arr) == tokenize(arr.copy())
+
+
+def test_model_token_covers_metadata_requests_at_any_depth() -> None:
+    # set_fit_request(...) decides, under scikit-learn's metadata routing, which steps of a Pipeline get the
+    # weights; clone keeps it. Tokens left it out, so a FitCache gave a Pipeline whose Ridge took the weights
+    # for one whose Ridge declined them, and condition 6 missed a request changed in place.
+    with sklearn.config_context(enable_metadata_routing=True):
+        def routed(ridge_takes):
+            scaler = StandardScaler().set_fit_request(sample_weight=True)
+            return Pipeline([("s", scaler), ("r", Ridge().set_fit_request(sample_weight=ridge_takes))])
+
+        assert model_token(routed(True)) == model_token(routed(True))
+        assert len({model_token(routed(True)), model_token(routed(False)), model_token(routed(None))}) == 3
+        model = routed(True)
+        before = model_token(model)
+        model.steps[1][1].set_fit_request(sample_weight=False)  # in place
+        assert model_token(model) != before
+        assert model_token(Ridge().set_fit_request(sample_weight="w")) != model_token(Ridge())
+    assert model_token(pipe(1)) == model_token(pipe(1))  # no request set: the token of before
+    scaler = StandardScaler()
+    assert "_metadata_request" not in vars(scaler) and model_token(scaler) == model_token(StandardScaler())
 
 
 # ---------------------------------------------------------- performance

@@ -5,6 +5,7 @@ import importlib.util
 import numpy as np
 import pandas as pd
 import pytest
+import sklearn
 from _counting import Counting, calls, counting_chain, fits
 from _probes import CrossFitted
 from sklearn.base import BaseEstimator
@@ -495,6 +496,34 @@ def test_the_fit_cache_tells_output_configurations_apart():
     pandas = ww.machine(StandardScaler().set_output(transform="pandas"), frame).fit(cache=cache)
     assert (cache.hits, cache.misses) == (0, 2)
     assert plain.report()["action"] == pandas.report()["action"] == "trained"
+
+
+def _routed_pipeline(ridge_takes_weights):
+    scaler = StandardScaler().set_fit_request(sample_weight=True)
+    return make_pipeline(scaler, Ridge().set_fit_request(sample_weight=ridge_takes_weights))
+
+
+def test_a_metadata_request_changed_in_place_retrains_and_the_fit_cache_tells_requests_apart():
+    # Under scikit-learn's metadata routing a Pipeline gives the weights to the steps that request them. A request
+    # changed in place was no change to condition 6 (the machine kept a Ridge trained with the weights), and a
+    # FitCache gave that fit to a Pipeline whose Ridge declines them.
+    weights = np.linspace(0.1, 5.0, len(Y_DATA))
+    with sklearn.config_context(enable_metadata_routing=True):
+        model = _routed_pipeline(True)
+        mach = ww.machine(model, X_DATA, Y_DATA, weights)
+        mach.fit()
+        model.steps[1][1].set_fit_request(sample_weight=False)
+        mach.fit()
+        assert mach.report()["action"] == "updated"
+        unweighted = _routed_pipeline(False).fit(X_DATA, Y_DATA, sample_weight=weights)
+        np.testing.assert_allclose(mach.fitted_model.predict(X_DATA), unweighted.predict(X_DATA))
+        mach.fit()
+        assert mach.report()["action"] == "skipped"
+        cache = ww.FitCache()
+        ww.machine(_routed_pipeline(True), X_DATA, Y_DATA, weights).fit(cache=cache)
+        declines = ww.machine(_routed_pipeline(False), X_DATA, Y_DATA, weights).fit(cache=cache)
+        assert (cache.hits, cache.misses) == (0, 2)
+        np.testing.assert_allclose(declines.fitted_model.predict(X_DATA), unweighted.predict(X_DATA))
 
 
 def test_unsupervised_machine_on_a_vector_works_by_columns():

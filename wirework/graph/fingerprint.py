@@ -32,7 +32,10 @@ others running the same library versions. Rules, tried in this order:
 7. ``RandomState`` by ``get_state()``, ``Generator`` and bit generators by
    ``state``: a generator that has drawn numbers differs.
 8. Estimators (objects with ``get_params``) by class and, recursively,
-   ``get_params(deep=False)``. If ``get_params`` fails, rule 9 applies.
+   ``get_params(deep=False)``, with their ``set_output`` configuration and
+   their metadata requests (``set_fit_request(...)``: under scikit-learn's
+   metadata routing, which steps of a ``Pipeline`` get the weights), each
+   when set. If ``get_params`` fails, rule 9 applies.
    scikit-learn's ``FrozenEstimator`` (its ``fit`` does nothing and
    ``clone`` returns it: the model it wraps is used as trained) also by the
    pickle of the model it wraps, so its learned state counts: two frozen
@@ -354,6 +357,11 @@ def _feed_estimator(tk: _Tokenizer, h: _Hash, obj: Any) -> bool:
     if isinstance(output, Mapping) and output:  # set_output(...) changes what transform returns
         h.update(b"output:")
         tk.feed_items(h, list(output.items()))
+    request = getattr(obj, "_metadata_request", None)
+    if request is not None:  # set_fit_request(...): what a router (a Pipeline) gives it, under metadata routing
+        h.update(b"requests:")
+        serialize = getattr(request, "_serialize", None)
+        tk.feed(h, serialize() if callable(serialize) else request)
     if isinstance(obj, FrozenEstimator):  # trained as it is: what it learned is what it predicts with
         h.update(b"frozen:")
         _feed_opaque(tk, h, obj.estimator)
