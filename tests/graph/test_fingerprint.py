@@ -730,6 +730,26 @@ def test_model_token_covers_metadata_requests_at_any_depth() -> None:
     assert "_metadata_request" not in vars(scaler) and model_token(scaler) == model_token(StandardScaler())
 
 
+def test_an_estimator_held_by_a_bound_method_or_partial_counts_by_what_it_learned() -> None:
+    # A machine trains a clone of its model, and clone copies a bound method's object or a partial's arguments
+    # with what they learned (copy.deepcopy): FunctionTransformer(other.predict) predicts with `other` as it was.
+    # Their tokens covered its hyperparameters only, so `other` trained again on other data (in place) was no
+    # change to condition 6 and a FitCache gave the fit made with the old `other`.
+    x, y = np.arange(20.0).reshape(10, 2), np.arange(10.0) ** 2
+    first, second = Ridge().fit(x, y), Ridge().fit(x, -y)
+    assert tokenize(first.predict) != tokenize(second.predict)
+    assert tokenize(first.predict) == tokenize(Ridge().fit(x, y).predict)
+    assert tokenize(functools.partial(np.dot, first)) != tokenize(functools.partial(np.dot, second))
+    assert tokenize(functools.partial(max, key=first)) != tokenize(functools.partial(max, key=second))
+    transformer = FunctionTransformer(first.predict)
+    before = model_token(transformer)
+    first.fit(x, 2 * y)  # trained again in place
+    assert model_token(transformer) != before
+    # an estimator as a hyperparameter is cloned unfitted: what it learned does not count there
+    assert model_token(BaggingRegressor(first)) == model_token(BaggingRegressor(Ridge()))
+    assert model_token(FunctionTransformer(kw_args={"m": first})) == model_token(FunctionTransformer(kw_args={"m": Ridge()}))
+
+
 # ---------------------------------------------------------- performance
 
 

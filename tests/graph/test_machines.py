@@ -13,7 +13,7 @@ from sklearn.decomposition import PCA
 from sklearn.ensemble import RandomForestRegressor, RandomTreesEmbedding
 from sklearn.linear_model import Lasso, LinearRegression, Ridge
 from sklearn.pipeline import make_pipeline
-from sklearn.preprocessing import StandardScaler
+from sklearn.preprocessing import FunctionTransformer, StandardScaler
 
 import wirework as ww
 from wirework.graph.fingerprint import param_values, shallow_params
@@ -524,6 +524,28 @@ def test_a_metadata_request_changed_in_place_retrains_and_the_fit_cache_tells_re
         declines = ww.machine(_routed_pipeline(False), X_DATA, Y_DATA, weights).fit(cache=cache)
         assert (cache.hits, cache.misses) == (0, 2)
         np.testing.assert_allclose(declines.fitted_model.predict(X_DATA), unweighted.predict(X_DATA))
+
+
+def test_a_model_held_by_a_bound_method_parameter_trained_again_in_place_retrains():
+    # clone copies FunctionTransformer(inner.predict) with what `inner` learned: the machine's copy computes with
+    # `inner` as it was when it trained. `inner` trained again in place was no change to condition 6, and a
+    # FitCache gave the transformer made with one trained Ridge to a machine given another.
+    inner = Ridge().fit(X_DATA, Y_DATA)
+    X = ww.source(X_DATA, name="X")
+    mach = ww.machine(FunctionTransformer(inner.predict), X, name="ft")
+    out = mach.transform(X).fit()
+    inner.fit(X_DATA, -Y_DATA)
+    out.fit()
+    assert mach.report()["action"] == "updated"
+    np.testing.assert_allclose(out(), inner.predict(X_DATA))
+    out.fit()
+    assert mach.report()["action"] == "skipped"
+    cache = ww.FitCache()
+    for target in (Y_DATA, -Y_DATA):
+        other = Ridge().fit(X_DATA, target)
+        cached = ww.machine(FunctionTransformer(other.predict), X_DATA).fit(cache=cache)
+        np.testing.assert_allclose(cached.fitted_model.transform(X_DATA), other.predict(X_DATA))
+    assert (cache.hits, cache.misses) == (0, 2)
 
 
 def test_unsupervised_machine_on_a_vector_works_by_columns():

@@ -20,7 +20,11 @@ others running the same library versions. Rules, tried in this order:
    qualname contains ``<lambda>`` or ``<locals>`` also by code (bytecode,
    constants, names), defaults and closure. Bound methods by function +
    ``__self__``; ``functools.partial`` by func, args and keywords; enum
-   members by class + name.
+   members by class + name. An estimator a bound method or partial holds
+   counts by rule 8 and by its pickle (what it learned): ``clone`` copies
+   such a callable with what its estimators learned, so
+   ``FunctionTransformer(ridge.predict)`` trained again computes with the
+   ``ridge`` of that moment.
 4. numpy arrays by dtype, shape and the raw bytes of a C-contiguous copy;
    object and string arrays element by element, structured ones field by
    field; numpy scalars by dtype + value.
@@ -207,11 +211,12 @@ def _hexdigest(domain: bytes, obj: object) -> str:
 class _Tokenizer:
     """One hashing pass; tracks the containers being encoded (cycles)."""
 
-    __slots__ = ("_active", "_depth")
+    __slots__ = ("_active", "_depth", "learned")
 
     def __init__(self) -> None:
         self._active: dict[int, int] = {}
         self._depth = 0
+        self.learned = False  # within what a bound method or partial holds: estimators count by what they learned
 
     def digest(self, obj: object) -> bytes:
         h = hashlib.blake2b(digest_size=_DIGEST_SIZE)
@@ -224,6 +229,18 @@ class _Tokenizer:
             handler(self, h, obj)
         else:
             _feed_other(self, h, obj)
+
+    def feed_learned(self, h: _Hash, obj: object) -> None:
+        """Encode ``obj``, held by a bound method or a partial: an estimator in it counts by what it learned too.
+
+        ``clone`` copies such a callable with ``copy.deepcopy``, which keeps what the estimator learned (it
+        clones an estimator that is a hyperparameter unfitted); so the copy a machine trains computes with it.
+        """
+        learned, self.learned = self.learned, True
+        try:
+            self.feed(h, obj)
+        finally:
+            self.learned = learned
 
     def descend(self, h: _Hash, obj: Any, write: Callable[..., None]) -> None:
         """Run ``write(self, h, obj)`` unless ``obj`` is on the stack."""
@@ -352,7 +369,15 @@ def _feed_estimator(tk: _Tokenizer, h: _Hash, obj: Any) -> bool:
         return False
     h.update(b"estimator:")
     _write_str(h, _qualname(type(obj)))
-    tk.descend(h, obj, lambda tk, h, _: tk.feed_items(h, list(params.items())))
+    learned = tk.learned
+    if learned:  # it counts by what it learned: its pickle covers what it holds
+        tk.learned = False
+        try:
+            tk.descend(h, obj, lambda tk, h, _: tk.feed_items(h, list(params.items())))
+        finally:
+            tk.learned = True
+    else:
+        tk.descend(h, obj, lambda tk, h, _: tk.feed_items(h, list(params.items())))
     output = getattr(obj, "_sklearn_output_config", None)
     if isinstance(output, Mapping) and output:  # set_output(...) changes what transform returns
         h.update(b"output:")
@@ -362,7 +387,10 @@ def _feed_estimator(tk: _Tokenizer, h: _Hash, obj: Any) -> bool:
         h.update(b"requests:")
         serialize = getattr(request, "_serialize", None)
         tk.feed(h, serialize() if callable(serialize) else request)
-    if isinstance(obj, FrozenEstimator):  # trained as it is: what it learned is what it predicts with
+    if learned:  # held by a bound method or partial, which clone copies as it is: what it learned counts
+        h.update(b"learned:")
+        _feed_opaque(tk, h, obj)
+    elif isinstance(obj, FrozenEstimator):  # trained as it is: what it learned is what it predicts with
         h.update(b"frozen:")
         _feed_opaque(tk, h, obj.estimator)
     return True
@@ -381,10 +409,10 @@ def _feed_callable(tk: _Tokenizer, h: _Hash, obj: Any) -> bool:
         tk.feed(h, None if isinstance(owner, types.ModuleType) else owner)
     elif isinstance(obj, types.MethodType):
         h.update(b"method:")
-        tk.descend(h, obj, lambda tk, h, m: (tk.feed(h, m.__func__), tk.feed(h, m.__self__)))
+        tk.descend(h, obj, lambda tk, h, m: (tk.feed(h, m.__func__), tk.feed_learned(h, m.__self__)))
     elif isinstance(obj, functools.partial):
         h.update(b"partial:")
-        tk.descend(h, obj, lambda tk, h, p: tk.feed(h, (p.func, p.args, p.keywords)))
+        tk.descend(h, obj, lambda tk, h, p: tk.feed_learned(h, (p.func, p.args, p.keywords)))
     elif isinstance(obj, types.CodeType):
         h.update(b"code:")
         tk.descend(h, obj, _feed_code)
