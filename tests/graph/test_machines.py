@@ -660,9 +660,29 @@ def test_params_keys_compare_values_with_their_types_and_nan():
     assert params_key(_OneParam(1.0)) == params_key(_OneParam(1.0))
     assert params_key(_OneParam(1)) != params_key(_OneParam(1.0)) != params_key(_OneParam(True))
     assert params_key(_OneParam(float("nan"))) == params_key(_OneParam(float("nan")))
+    # -0.0 == 0.0 in Python, but they differ as hyperparameters (and in tokens): a sign a model may give back
+    assert params_key(_OneParam(-0.0)) != params_key(_OneParam(0.0))
+    assert params_key(_OneParam(-0.0)) == params_key(_OneParam(float("-0.0")))
+    assert params_key(_OneParam(-0.0)) != params_key(_OneParam("-0.0"))
     assert params_key(_OneParam(2.0)) != params_key(_OwnGetParams(2.0))
     assert params_key(Ridge(alpha=1.0)) != params_key(Ridge(alpha=2.0))
     assert params_key(_NoParams()) == params_key(_NoParams())
+
+
+def test_a_zero_hyperparameter_changed_to_minus_zero_retrains():
+    # Condition 6 compared plain values with ==, for which -0.0 equals 0.0: the machine kept predicting 0.0
+    from sklearn.dummy import DummyRegressor
+
+    model = DummyRegressor(strategy="constant", constant=0.0)
+    mach = ww.machine(model, X_DATA, Y_DATA)
+    mach.fit()
+    model.constant = -0.0
+    mach.fit()
+    assert mach.report()["action"] == "updated"
+    assert np.signbit(mach.fitted_model.predict(X_DATA[:1])).all()
+    model.constant = float("-0.0")  # another object, equal: no change
+    mach.fit()
+    assert mach.report()["action"] == "skipped"
 
 
 class _LoggedPlain(BaseEstimator):

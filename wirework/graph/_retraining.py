@@ -14,6 +14,7 @@ re-exports these names.
 from __future__ import annotations
 
 import copy
+import math
 import operator
 import sys
 import warnings
@@ -344,8 +345,8 @@ def params_key(model: Any, found: tuple[tuple, tuple] | None = None) -> Any:
     """What condition 6 compares: the model's hyperparameters, deeply.
 
     Models whose parameters are all plain values (``None``, bools, ints,
-    strings, floats; NaN equal to NaN) are compared by their names, types and
-    values, which costs a microsecond or two; any other model (nested
+    strings, floats; NaN equal to NaN, ``-0.0`` not equal to ``0.0``) are
+    compared by their names, types and values, which costs a microsecond or two; any other model (nested
     estimators, arrays, random states…) by its content token
     (:func:`model_token`). ``found``: ``param_values(model)`` when the
     caller has it.
@@ -363,10 +364,20 @@ def params_key(model: Any, found: tuple[tuple, tuple] | None = None) -> Any:
         return model_token(model)
     if float in kinds:
         for v in values:
-            if v != v:  # NaN equals NaN here
-                values = tuple("nan" if v != v else v for v in values)
+            if v != v or (v == 0.0 and type(v) is float and math.copysign(1.0, v) < 0):
+                values = tuple(map(_plain_key, values))
                 break
     return (type(model), names, kinds, values)
+
+
+def _plain_key(value: Any) -> Any:
+    """``value`` as :func:`params_key` compares it: NaN equal to NaN, ``-0.0`` not equal to ``0.0`` (as tokens)."""
+    if type(value) is float:
+        if value != value:
+            return "nan"
+        if value == 0.0 and math.copysign(1.0, value) < 0:
+            return "-0.0"
+    return value
 
 
 def _names_values(params: dict[str, Any]) -> tuple[tuple[str, ...], tuple]:
