@@ -747,6 +747,38 @@ def test_data_that_differs_only_in_dtype_labels_index_or_sparsity_never_collides
     assert cache.hits == 2
 
 
+def _constant_class(value):
+    """A model class named as every other this makes (as a class defined again in a notebook): tokens, which
+    name classes by module and qualname, cannot tell them apart."""
+    from sklearn.base import BaseEstimator, RegressorMixin
+
+    class Constant(RegressorMixin, BaseEstimator):
+        def fit(self, X, y):
+            self.value_ = value
+            return self
+
+        def predict(self, X):
+            return np.full(len(X), self.value_)
+
+    return Constant
+
+
+def test_a_fit_of_a_class_defined_again_under_the_same_name_is_never_handed_out():
+    # An in-memory cache handed the fit of the old class (the old fit method's result) to a machine of the new
+    # one, even to the machine whose condition 5 had just seen the type change. (A disk cache unpickles an entry
+    # as the class its name gives now, and checks the digest of the class's source file first.)
+    cache = ww.FitCache()
+    old, new = _constant_class(1.0), _constant_class(2.0)
+    mach = ww.machine(old(), X_DATA, Y_DATA)
+    mach.fit(cache=cache)
+    mach.model = new()
+    mach.fit(cache=cache)
+    assert mach.report()["reason"].startswith("condition 5")
+    assert type(mach.fitted_model) is new and mach.fitted_model.value_ == 2.0
+    again = ww.machine(new(), X_DATA, Y_DATA).fit(cache=cache)  # the new class's fit replaced the entry
+    assert again.report()["reason"].endswith("(fit found in the cache)") and type(again.fitted_model) is new
+
+
 def in_a_fresh_process(tmp_path, body):
     """Run ``body`` (lines of Python, with ``pickled`` the path of tmp_path/network.pkl) in a new interpreter;
     return what it printed last, as JSON."""

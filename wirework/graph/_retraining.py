@@ -229,7 +229,7 @@ class _Retraining:
             # a fit by fit_predict is kept apart: its output is labels, not what fit_transform gives
             job.key = run.cache.key(token if how.output != "fit_predict" else tokenize(token, how.output), values)
             # condition 2 (forced): the model's fit runs, not looked up; its fit replaces the entry (in _finish)
-            cached = None if force else run.cache.get(job.key, with_output=how.output)
+            cached = None if force else run.cache.get(job.key, with_output=how.output, kind=type(self.model))
             if cached is not None:
                 fitted, output = cached if how.output else (cached, None)
                 if job.key == self._fit_key and reason.startswith("condition 7"):

@@ -195,20 +195,25 @@ class FitCache:
 
     # -- lookups -------------------------------------------------------------
 
-    def get(self, key: str, with_output: bool = False) -> Any | None:
+    def get(self, key: str, with_output: bool = False, kind: type | None = None) -> Any | None:
         """The fitted model stored under ``key``, or ``None``.
 
         ``with_output``: return ``(fitted, output)``, the model and the output
         its ``fit_transform`` gave on the training data, and ``None`` (a miss)
-        when the entry was stored without one.
+        when the entry was stored without one. ``kind``: the class of the
+        model to fit; a fit of another class is a miss (tokens name classes,
+        so a class defined again under its name, in a notebook, has the key
+        of the old one, whose fit an in-memory cache still holds).
         """
         with self._lock:
             found = self._get(key)
+            if found is not None and kind is not None and type(_fitted(found)) is not kind:
+                found = None
             if found is not None:
                 if with_output:
                     found = self._with_output(key, found)
-                elif type(found) is _Trained:
-                    found = found.fitted
+                else:
+                    found = _fitted(found)
             if found is None:
                 self.misses += 1
             else:
@@ -582,6 +587,11 @@ class _Trained:
 
     def __setstate__(self, state: tuple[Any, Any]) -> None:
         self.fitted, self.output = state
+
+
+def _fitted(found: Any) -> Any:
+    """The fitted model of an entry found (with its ``fit_transform`` output, on disk)."""
+    return found.fitted if type(found) is _Trained else found
 
 
 def _size(value: Any) -> int:
