@@ -747,6 +747,73 @@ def test_data_that_differs_only_in_dtype_labels_index_or_sparsity_never_collides
     assert cache.hits == 2
 
 
+@pytest.mark.parametrize("kind", ["array", "frame", "view"])
+def test_an_in_memory_entry_does_not_change_when_the_callers_data_is_edited_in_place(kind):
+    # KNeighborsRegressor keeps a reference to the data it trained on (scikit-learn's check does not copy a float
+    # array). An in-memory cache kept that fitted object, so the caller editing its array in place afterwards
+    # changed the entry: a later machine given data equal to the original found a model of the edited data.
+    import pandas as pd
+    from sklearn.neighbors import KNeighborsRegressor
+
+    def data(values):
+        if kind == "frame":
+            return pd.DataFrame(values, columns=["a", "b", "c"])
+        return values if kind == "array" else values[:, :]  # a view, as a selection node would give
+
+    cache = ww.FitCache()
+    mine = X_DATA.copy()
+    ww.machine(KNeighborsRegressor(n_neighbors=3), data(mine), Y_DATA).fit(cache=cache)
+    mine += 5.0  # edited in place (which the machine that trained is documented not to see)
+    again = ww.machine(KNeighborsRegressor(n_neighbors=3), data(X_DATA.copy()), Y_DATA).fit(cache=cache)
+    assert again.report()["reason"].endswith("(fit found in the cache)")
+    query = data(X_DATA[:7] + 0.1)
+    expected = KNeighborsRegressor(n_neighbors=3).fit(data(X_DATA.copy()), Y_DATA).predict(query)
+    np.testing.assert_allclose(again.fitted_model.predict(query), expected)
+
+
+def test_an_in_memory_entry_of_a_model_that_keeps_no_reference_to_its_data_is_not_copied():
+    cache = ww.FitCache()
+    first = ww.machine(Ridge(), X_DATA, Y_DATA).fit(cache=cache)
+    assert ww.machine(Ridge(), X_DATA.copy(), Y_DATA).fit(cache=cache).fitted_model is first.fitted_model
+
+
+def test_a_kept_fit_transform_output_that_is_the_callers_data_is_kept_as_a_copy():
+    # A Pipeline of "passthrough" trains by its own fit_transform, which gives its input back: the entry kept the
+    # caller's array as the output a later machine's next step would train on.
+    from sklearn.pipeline import Pipeline
+
+    cache = ww.FitCache()
+    mine = X_DATA.copy()
+    X = ww.source(mine)
+    ww.machine(Pipeline([("p", "passthrough")]), X).transform(X).fit(cache=cache)
+    mine += 5.0
+    X = ww.source(X_DATA.copy())
+    again = ww.machine(Pipeline([("p", "passthrough")]), X)
+    out = again.transform(X).fit(cache=cache)
+    assert again.report()["reason"].endswith("(fit found in the cache)")
+    np.testing.assert_array_equal(out(), X_DATA)
+
+
+class _KeepsItsData(Ridge):
+    """A Ridge that keeps a reference to its training data and refuses to be copied."""
+
+    def fit(self, X, y):
+        self.X_ = X
+        return super().fit(X, y)
+
+    def __deepcopy__(self, memo):
+        raise TypeError("no copies of this model")
+
+
+def test_a_fit_that_keeps_its_data_and_cannot_be_copied_is_kept_uncached_with_a_warning():
+    cache = ww.FitCache()
+    mine = X_DATA.copy()
+    with pytest.warns(ww.FitCacheWarning, match=r"keeps its training data, and copying it .* raised TypeError: no "
+                      r"copies of this model\. The fit is kept, but not cached"):
+        mach = ww.machine(_KeepsItsData(), mine, Y_DATA).fit(cache=cache)
+    assert mach.fitted_model.X_ is mine and len(cache) == 0 and mach.report()["action"] == "trained"
+
+
 def _constant_class(value):
     """A model class named as every other this makes (as a class defined again in a notebook): tokens, which
     name classes by module and qualname, cannot tell them apart."""

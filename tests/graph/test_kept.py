@@ -25,7 +25,7 @@ from sklearn.preprocessing import MinMaxScaler, Normalizer, StandardScaler
 
 import wirework as ww
 from wirework.graph._params import param_values
-from wirework.graph.kept import IN_PLACE_PARAMETERS, copied, writes_in_place
+from wirework.graph.kept import IN_PLACE_PARAMETERS, copied, holds_values, writes_in_place
 
 X_DIABETES, Y_DIABETES = load_diabetes(return_X_y=True)
 X_DIGITS = load_digits().data[:300]
@@ -129,6 +129,49 @@ def expected_predictions(with_std: bool) -> np.ndarray:
     Z = PCA(3).fit_transform(X_DIABETES)
     W = StandardScaler(with_mean=False, with_std=with_std).fit_transform(Z)
     return Ridge().fit(W, Y_DIABETES).predict(W)
+
+
+class _Keeps(BaseEstimator):
+    """Keeps what ``fit`` is given, as ``kept``."""
+
+    def __init__(self, pick=None):
+        self.pick = pick
+
+    def fit(self, X, y=None):
+        self.kept_ = X if self.pick is None else self.pick(X)
+        return self
+
+    def predict(self, X):
+        return np.zeros(len(X))
+
+
+def test_holds_values_finds_the_training_data_or_its_memory_however_it_is_kept():
+    X = np.arange(24.0).reshape(6, 4)
+    frame = pd.DataFrame({"a": np.arange(6.0), "b": np.arange(6)})  # two dtypes: two blocks
+    sparse = sp.csr_matrix(X)
+    held = [
+        (_Keeps().fit(X), [X]),  # the very array
+        (_Keeps(lambda x: x[::-1, 1:3]).fit(X), [X]),  # a strided view of part of it
+        (_Keeps(lambda x: x.T).fit(X), [X[:, :2]]),  # the training value is a view, the kept array another
+        (_Keeps(lambda x: x["b"].to_numpy()).fit(frame), [frame]),  # a column of a frame
+        (_Keeps().fit(frame), [frame]),  # the frame itself
+        (_Keeps(lambda x: x.data).fit(sparse), [sparse]),  # a sparse matrix's data
+        (_Keeps(lambda x: {"rows": [(1, x[2])]}).fit(X), [X]),  # in a tuple in a list in a dict
+        (make_pipeline(_Keeps()).fit(X), [X]),  # in a step of a Pipeline
+        (BaggingRegressor(_Keeps(lambda x: X), n_estimators=2).fit(X, np.arange(6.0)), [X]),  # in fitted members
+    ]
+    for fitted, values in held:
+        assert holds_values(fitted, values), fitted
+    apart = [
+        (_Keeps(lambda x: x.copy()).fit(X), [X]),
+        (_Keeps(lambda x: x[:, 2:]).fit(X), [X[:, :2].copy()]),
+        (_Keeps(lambda x: x[:0]).fit(X), [X]),  # empty: no memory of it
+        (_Keeps(lambda x: [[[[x]]]]).fit(X), [X]),  # deeper than it looks
+        (Ridge().fit(X, np.arange(6.0)), [X, np.arange(6.0)]),
+        (_Keeps().fit(X), ["a value", None]),
+    ]
+    for fitted, values in apart:
+        assert not holds_values(fitted, values), fitted
 
 
 def test_the_first_pass_keeps_the_output_whole_though_an_in_place_model_takes_it():

@@ -24,6 +24,7 @@ from sklearn.base import clone
 
 from wirework.errors import (
     DataError,
+    FitCacheWarning,
     FrozenMachineWarning,
     MachineFitError,
     WireworkError,
@@ -45,7 +46,7 @@ from wirework.graph.jobs import (
     training_method,
     wants_column,
 )
-from wirework.graph.kept import copied, writes_in_place
+from wirework.graph.kept import copied, holds_values, writes_in_place
 from wirework.graph.topology import CLOCK, stamps, state_of, version_of
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -259,7 +260,11 @@ class _Retraining:
     def _finish(self, job: Job, fitted: Any, output: Any, elapsed: float, cache: FitCache | None = None) -> None:
         """Record a finished fit: the new state, what was seen (conditions 3-7) and the training output
         (``fit_transform``'s, when the job asked for it); then store it in ``cache`` (recorded first: an interrupt
-        while it is written to disk loses nothing)."""
+        while it is written to disk loses nothing). An in-memory cache keeps the very objects: a fit or output that
+        holds its training data (``KNeighborsRegressor``) is copied first, so that an edit of that data in place
+        afterwards does not change the entry (nor the machine)."""
+        if cache is not None and job.key is not None and cache.location is None:
+            fitted, output, cache = _apart(fitted, output, job.values, cache)
         self._fitted = fitted
         self._writes = (fitted, job.writes)
         self._fit_key = job.key
@@ -315,6 +320,27 @@ class _Retraining:
         )
         failure.__cause__ = error
         return failure
+
+
+def _apart(fitted: Any, output: Any, values: list[Any], cache: FitCache) -> tuple[Any, Any, FitCache | None]:
+    """``fitted`` and ``output`` as an in-memory ``cache`` may keep them (it keeps the very objects): copies when
+    they hold their training ``values`` (or their memory), so that the caller editing its data in place does not
+    change the entry; the cache is ``None`` (not stored, with a warning) when they cannot be copied."""
+    try:
+        if holds_values(fitted, values):
+            fitted = copy.deepcopy(fitted)
+        if output is not None and holds_values(output, values):
+            output = copied(output)
+    except Exception as error:  # a model deepcopy refuses: kept, not cached
+        warnings.warn(
+            f"FitCache did not store a fitted {type(fitted).__name__}: it keeps its training data, and copying it "
+            f"(so that the entry stays as trained if that data is changed in place) raised {quoted(error)}. The fit "
+            "is kept, but not cached.",
+            FitCacheWarning,
+            stacklevel=_callers_level(),
+        )
+        return fitted, output, None
+    return fitted, output, cache
 
 
 def _callers_level() -> int:

@@ -18,19 +18,28 @@ values are pickled to a worker process, which copies them already: see
 ``FitPass.values_pickled``). What a user is handed
 (``node()``, a composite's ``fit_transform``) is :func:`copied` too: the
 user's to change, as scikit-learn's outputs are.
+
+The other way round, a fitted model may keep a reference to the data it
+trained on (``KNeighborsRegressor``'s ``_fit_X`` is its training array
+when that needed no conversion). An in-memory fit cache hands that very
+object to later machines whose training data equals the data as it was;
+:func:`holds_values` tells when it must keep a copy instead, so that the
+caller editing its data in place afterwards does not change the entry.
 """
 
 from __future__ import annotations
 
+import bisect
 from typing import Any
 
 import numpy as np
 import pandas as pd
 import scipy.sparse as sp
+from numpy.lib.array_utils import byte_bounds
 
 from wirework.graph._params import param_values
 
-__all__ = ["IN_PLACE_PARAMETERS", "copied", "writes_in_place"]
+__all__ = ["IN_PLACE_PARAMETERS", "copied", "holds_values", "writes_in_place"]
 
 #: The parameter names by which scikit-learn 1.9.1's estimators are told to write into their input (the
 #: ``copy``-like entries of their ``_parameter_constraints`` that concern ``X`` or ``y``; ``copy_X_train``,
@@ -132,3 +141,88 @@ def copied(value: Any) -> Any:
     if sp.issparse(value):
         return value.copy()
     return value
+
+
+
+#: How deep :func:`holds_values` looks into a fitted model (its attributes, their items, the models they hold).
+_HOLDS_DEPTH = 4
+
+
+def holds_values(fitted: Any, values: list[Any]) -> bool:
+    """Whether ``fitted`` keeps one of ``values`` (the data it trained on), or an array in their memory.
+
+    Looks at the arrays (and sparse matrices, and pandas objects) among the
+    attributes of ``fitted``, in the lists, tuples and dicts they hold and
+    in the estimators it holds (a ``Pipeline``'s steps, a forest's trees), a
+    few levels deep. Memory is compared by byte bounds, as
+    ``np.may_share_memory`` does: a "yes" may be a needless copy, never a
+    missed one among what it looks at.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from sklearn.linear_model import Ridge
+    >>> from sklearn.neighbors import KNeighborsRegressor
+    >>> from wirework.graph.kept import holds_values
+    >>> X, y = np.random.default_rng(0).random((6, 2)), np.arange(6.0)
+    >>> holds_values(KNeighborsRegressor(n_neighbors=2).fit(X, y), [X, y])
+    True
+    >>> holds_values(Ridge().fit(X, y), [X, y])
+    False
+    """
+    spans = _merged([byte_bounds(part) for value in values for part in _buffers(value)])
+    if not spans:
+        return False
+    starts = [start for start, _ in spans]
+    given = {id(value) for value in values}
+    stack: list[tuple[Any, int]] = [(fitted, 0)]
+    seen: set[int] = set()
+    while stack:
+        item, depth = stack.pop()
+        if id(item) in given:
+            return True
+        parts = _buffers(item)
+        if parts:
+            for start, end in map(byte_bounds, parts):
+                at = bisect.bisect_left(starts, end) - 1  # the last span starting before this part ends
+                if end > start and at >= 0 and spans[at][1] > start:
+                    return True
+            continue
+        if depth >= _HOLDS_DEPTH or id(item) in seen:
+            continue
+        if isinstance(item, (list, tuple)):
+            inner: Any = item
+        elif isinstance(item, dict):
+            inner = item.values()
+        elif hasattr(item, "get_params") and not isinstance(item, type) and hasattr(item, "__dict__"):
+            inner = vars(item).values()
+        else:
+            continue
+        seen.add(id(item))
+        stack.extend((part, depth + 1) for part in inner)
+    return False
+
+
+def _buffers(value: Any) -> list[np.ndarray]:
+    """The numpy arrays holding ``value``'s data: itself, a sparse matrix's parts, a pandas object's columns
+    (their numpy values, views); ``[]`` for anything else."""
+    if isinstance(value, np.ndarray):
+        return [value]
+    if isinstance(value, pd.Series):
+        return [value.to_numpy()] if isinstance(value.dtype, np.dtype) else []
+    if isinstance(value, pd.DataFrame):
+        return [column.to_numpy() for _, column in value.items() if isinstance(column.dtype, np.dtype)]
+    if sp.issparse(value):
+        return [part for part in (getattr(value, name, None) for name in ("data", "indices", "indptr")) if part is not None]
+    return []
+
+
+def _merged(spans: list[tuple[int, int]]) -> list[tuple[int, int]]:
+    """Byte ranges ``[start, end)``, sorted and merged where they overlap (empty ones dropped)."""
+    merged: list[tuple[int, int]] = []
+    for start, end in sorted(span for span in spans if span[1] > span[0]):
+        if merged and start < merged[-1][1]:
+            merged[-1] = (merged[-1][0], max(end, merged[-1][1]))
+        else:
+            merged.append((start, end))
+    return merged
