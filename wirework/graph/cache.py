@@ -207,13 +207,14 @@ class FitCache:
         """
         with self._lock:
             found = self._get(key)
-            if found is not None and kind is not None and type(_fitted(found)) is not kind:
+            fitted = found.fitted if type(found) is _Trained else found
+            if kind is not None and found is not None and type(fitted) is not kind:
                 found = None
             if found is not None:
                 if with_output:
                     found = self._with_output(key, found)
-                else:
-                    found = _fitted(found)
+                elif type(found) is _Trained:
+                    found = found.fitted
             if found is None:
                 self.misses += 1
             else:
@@ -587,11 +588,6 @@ class _Trained:
 
     def __setstate__(self, state: tuple[Any, Any]) -> None:
         self.fitted, self.output = state
-
-
-def _fitted(found: Any) -> Any:
-    """The fitted model of an entry found (with its ``fit_transform`` output, on disk)."""
-    return found.fitted if type(found) is _Trained else found
 
 
 def _size(value: Any) -> int:
