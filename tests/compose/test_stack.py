@@ -361,6 +361,21 @@ def test_cv_as_a_generator_of_splits_is_listed_once_and_kept_for_refits():
         assert np.abs(ours - theirs.fit(X, y).predict(X)).max() <= 1e-10
 
 
+@pytest.mark.parametrize("change", [{"n_splits": 3}, {"random_state": 1}])
+def test_a_cv_splitter_changed_in_place_retrains_the_folds_as_scikit_learn_s(change):
+    # The network held the very splitter changed, so its old splits node showed the new splits too and the folds'
+    # machines, trained on the old ones, were carried over untouched: predictions 4.6 apart (random_state).
+    X, y = DIABETES
+    stack = ww.Stack(regressors(), Ridge(), cv=KFold(4, shuffle=True, random_state=0)).fit(X, y)
+    for name, value in change.items():
+        setattr(stack.cv, name, value)
+    ours = stack.fit(X, y).predict(X)
+    splitter = KFold(**{"n_splits": 4, "shuffle": True, "random_state": 0, **change})
+    theirs = StackingRegressor(regressors(), Ridge(), cv=splitter)
+    assert np.abs(ours - theirs.fit(X, y).predict(X)).max() <= 1e-10
+    assert {report["action"] for name, report in stack.report_()["machines"].items() if "_fold" in name} == {"trained"}
+
+
 @pytest.mark.parametrize("empty", [[], iter([])])
 def test_cv_without_splits_is_a_clear_error(empty):
     X, y = DIABETES

@@ -15,7 +15,7 @@ from sklearn.preprocessing import FunctionTransformer, StandardScaler
 
 import wirework as ww
 from wirework.graph import carry
-from wirework.graph.carry import carry_over
+from wirework.graph.carry import carry_over, constant_tokens
 from wirework.graph.topology import training_order
 
 RNG = np.random.default_rng(0)
@@ -373,3 +373,20 @@ def test_comparing_the_builds_node_by_node_carries_what_walking_each_ancestry_ca
         return [new_order.index(m) for m in carried]
 
     assert positions_carried(walking=False) == positions_carried(walking=True)
+
+
+def test_a_constant_changed_in_place_differs_from_its_tokens_taken_when_built():
+    X, y = ww.source(X_DATA, name="X"), ww.source(Y_DATA, name="y")
+    shared = models()
+    factor = np.ones(4)
+    old = build(X, y, shared, scale=factor)
+    old.fit()
+    tokens = constant_tokens(training_order([old]))
+    assert sorted(node.label for node in tokens) == ["multiply"]
+    factor[:] = 2.0  # in place: the old network's node holds this very array, and showed 2.0 as its constant too
+    Counting.events.clear()
+    new = build(X, y, shared, scale=factor)
+    carried = carry_over(training_order([old]), training_order([new]), {X: "X", y: "y"}, tokens=tokens)
+    assert [m.name for m in carried] == ["scaler"]
+    new.fit()
+    assert fits() == ["pca", "ridge"]

@@ -19,7 +19,7 @@ from typing import Any, NamedTuple
 from wirework.errors import ArgumentError, GraphError, WireworkError
 from wirework.graph._params import attributes_getter
 from wirework.graph.cache import FitCache
-from wirework.graph.carry import carry_over
+from wirework.graph.carry import carry_over, constant_tokens
 from wirework.graph.data import describe
 from wirework.graph.fingerprint import tokenize
 from wirework.graph.machines import Machine
@@ -146,6 +146,7 @@ class _Built:
     frame: bool = False  # whether its last successful fit gave X as a DataFrame (column names strings or not)
     raw: bool = False  # whether its last checked fit handed X on unchecked (Composite._raw_input)
     aliases: dict[str, Any] = field(default_factory=dict)  # Composite._aliases() of its machines (carry_over)
+    tokens: dict[Any, str | None] = field(default_factory=dict)  # its static nodes' constants as built (carry_over)
     roots: list[Any] = field(init=False)  # the signature's nodes: what a fit pass trains for
 
     def __post_init__(self) -> None:
@@ -154,6 +155,7 @@ class _Built:
     def __setstate__(self, state: dict[str, Any]) -> None:
         self.__dict__.update(state)
         self.__dict__.setdefault("aliases", {})  # pickles made before aliases were kept: none
+        self.__dict__.setdefault("tokens", {})  # pickles made before tokens were kept: read when built again
         self.roots = self.signature.nodes()  # derived: also for pickles made before it was kept
 
     def machines_read_X(self, operation: str) -> bool:
@@ -252,10 +254,15 @@ class _ComposedNetwork:
                 "the X, y or sample_weight given to network(). Build every training argument from them."
             )
         aliases = self._aliases([m.name for m in machines])
+        # The constants as built: one changed in place later (a cv splitter's n_splits) is then a change.
+        tokens = constant_tokens(machines)
         if last is not None:
             roles = {source: source.name for source in (X, y, w) if source is not None}
-            carry_over(last.machines, machines, roles, aliases=(last.aliases, aliases))
-        return _Built(signature, X, y, structure, objects, machines, w, weighted=weighted, aliases=aliases)
+            carried = {**last.tokens, **tokens}
+            carry_over(last.machines, machines, roles, aliases=(last.aliases, aliases), tokens=carried)
+        return _Built(
+            signature, X, y, structure, objects, machines, w, weighted=weighted, aliases=aliases, tokens=tokens
+        )
 
     def _aliases(self, names: list[str | None]) -> dict[str, Any]:
         """What the machines named ``names`` of the network just built from the current parameters are matched

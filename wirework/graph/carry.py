@@ -20,14 +20,14 @@ data versions are part of what a machine saw when it trained).
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Hashable, Iterable, Mapping
+from collections.abc import Hashable, Iterable, Iterator, Mapping
 from typing import Any
 
 from wirework.graph.fingerprint import tokenize
 from wirework.graph.machines import Machine
 from wirework.graph.nodes import Node
 
-__all__ = ["carry_over"]
+__all__ = ["carry_over", "constant_tokens"]
 
 
 def carry_over(
@@ -36,6 +36,7 @@ def carry_over(
     roles: Mapping[Node, str],
     *,
     aliases: tuple[Mapping[str, Hashable], Mapping[str, Hashable]] = ({}, {}),
+    tokens: Mapping[Node, str | None] | None = None,
 ) -> list[Machine]:
     """Give each machine of ``new`` that matches one machine of ``old`` that machine's training.
 
@@ -54,6 +55,14 @@ def carry_over(
         ``lr_level1`` when a second level is added). A machine whose name
         is not a key is matched by its name; an alias never matches a
         plain name.
+    tokens : mapping of Node to str or None, optional
+        The content tokens of static nodes' constants as
+        :func:`constant_tokens` took them when their network was built. Give
+        at least ``old``'s: a constant changed in place since (a splitter's
+        ``n_splits`` set on the very object the old network holds), read
+        now, would show its new value in both builds, and the machines
+        trained on the old value would be carried. A node not in it is
+        read now.
 
     Returns
     -------
@@ -81,7 +90,9 @@ def carry_over(
     """
     old, new = list(old), list(new)
     interned: dict[tuple, int] = {}  # each distinct key, as a number: keys stay flat however deep the network
-    old_keys, new_keys = _keys(old, roles, interned, aliases[0]), _keys(new, roles, interned, aliases[1])
+    tokens = {} if tokens is None else tokens
+    old_keys = _keys(old, roles, interned, aliases[0], tokens)
+    new_keys = _keys(new, roles, interned, aliases[1], tokens)
     old_count = Counter(old_keys[id(m)] for m in old)
     new_count = Counter(new_keys[id(m)] for m in new)
     by_key = {old_keys[id(m)]: m for m in old}
@@ -165,31 +176,54 @@ def _aligned(
     return worst
 
 
-def _keys(
-    machines: list[Machine], roles: Mapping[Node, str], interned: dict[tuple, int], aliases: Mapping[str, Hashable]
-) -> dict[int, Any]:
-    """The lineage key of each machine and node the ``machines`` need (by id), computed parents first, without
-    recursion. A key is the number ``interned`` gives its description (a new one for a new description), or a
-    fresh ``object()``, equal to nothing else, for a node whose constants cannot be compared."""
-    keys: dict[int, Any] = {}
+def constant_tokens(machines: Iterable[Machine]) -> dict[Node, str | None]:
+    """The content token of the constants of each static node the ``machines`` train on (``None``: they have
+    none), as they are now: taken when a network is built, for :func:`carry_over` to compare its nodes as
+    they were built when the network is built again."""
+    return {item: _constants_token(item) for item in _lineage(list(machines)) if item.kind == "static"}
+
+
+def _lineage(machines: list[Machine]) -> Iterator[Any]:
+    """Each machine and node the ``machines`` need, once, after what it requires (without recursion)."""
+    seen: set[int] = set()
     for root in machines:
         stack = [(root, iter(root._requires()))]
         while stack:
             item, children = stack[-1]
             for child in children:
-                if id(child) not in keys:
+                if id(child) not in seen:
                     stack.append((child, iter(child._requires())))
                     break
             else:
                 stack.pop()
-                if id(item) not in keys:
-                    described = _describe(item, keys, roles, aliases)
-                    keys[id(item)] = object() if described is None else interned.setdefault(described, len(interned))
+                if id(item) not in seen:
+                    seen.add(id(item))
+                    yield item
+
+
+def _keys(
+    machines: list[Machine],
+    roles: Mapping[Node, str],
+    interned: dict[tuple, int],
+    aliases: Mapping[str, Hashable],
+    tokens: Mapping[Node, str | None],
+) -> dict[int, Any]:
+    """The lineage key of each machine and node the ``machines`` need (by id), computed parents first. A key is
+    the number ``interned`` gives its description (a new one for a new description), or a fresh ``object()``,
+    equal to nothing else, for a node whose constants cannot be compared."""
+    keys: dict[int, Any] = {}
+    for item in _lineage(machines):
+        described = _describe(item, keys, roles, aliases, tokens)
+        keys[id(item)] = object() if described is None else interned.setdefault(described, len(interned))
     return keys
 
 
 def _describe(
-    item: Any, keys: dict[int, Any], roles: Mapping[Node, str], aliases: Mapping[str, Hashable]
+    item: Any,
+    keys: dict[int, Any],
+    roles: Mapping[Node, str],
+    aliases: Mapping[str, Hashable],
+    tokens: Mapping[Node, str | None],
 ) -> tuple | None:
     """What ``item``'s key stands for, from the keys of what it requires; ``None``: it matches nothing."""
     kind = item.kind
@@ -204,12 +238,18 @@ def _describe(
         return None if role is None else ("source", role)
     args = tuple(keys[id(a)] if isinstance(a, Node) else None for a in item.args)
     kwargs = tuple((k, keys[id(v)] if isinstance(v, Node) else None) for k, v in item.kwargs.items())
+    token = tokens[item] if item in tokens else _constants_token(item)
+    return None if token is None else ("static", token, args, kwargs)
+
+
+def _constants_token(item: Any) -> str | None:
+    """The content token of a static node's function and constants; ``None`` when they have none (the node then
+    matches nothing)."""
     constants = (
         [a for a in item.args if not isinstance(a, Node)],
         {k: v for k, v in item.kwargs.items() if not isinstance(v, Node)},
     )
     try:
-        token = tokenize(item.function, constants)
-    except Exception:  # constants without a content token: this node matches nothing
+        return tokenize(item.function, constants)
+    except Exception:  # constants without a content token
         return None
-    return ("static", token, args, kwargs)
