@@ -525,15 +525,11 @@ def out_of_bag(y: Any, *drawn_and_predicted: Any, classes: bool) -> tuple[float,
 
 
 def weighted_mean(*values: Any, weights: tuple[float, ...] | None = None) -> np.ndarray:
-    """Weighted elementwise mean of several predictions, which must have one shape (a ``DataError`` otherwise:
-    NumPy would broadcast a ``(n, 1)`` and a ``(n,)`` prediction into an ``(n, n)`` table)."""
+    """Weighted elementwise mean of several predictions of one shape (a ``DataError`` otherwise)."""
     arrays = [np.asarray(v, dtype=float) for v in values]
-    if any(a.shape != arrays[0].shape for a in arrays):
-        raise DataError(
-            f"The models' outputs have different shapes, {[a.shape for a in arrays]}, so they cannot be averaged row "
-            "by row. Make each model predict the same shape: for one target, one value per row (a 1-D array; a "
-            "model that gives one column can be wrapped to ravel it)."
-        )
+    if any(a.shape != arrays[0].shape for a in arrays):  # (n, 1) beside (n,): NumPy would broadcast to (n, n)
+        raise DataError(f"The models' outputs have different shapes, {[a.shape for a in arrays]}, so they cannot "
+                        "be averaged row by row. Make each model predict the same shape (one target: a 1-D array).")
     if weights is None:
         return sum(arrays[1:], arrays[0]) / len(arrays)
     total = sum(w * a for w, a in zip(weights, arrays))
