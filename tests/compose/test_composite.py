@@ -945,6 +945,28 @@ def test_global_transform_output_reaches_composites():
     assert type(pipe.transform(X)) is np.ndarray
 
 
+@pytest.mark.parametrize("how", ["global", "set_output"])
+@pytest.mark.parametrize("order", ["function first", "function last"])
+def test_pandas_output_through_a_step_that_names_no_columns_is_scikit_learn_s(how, order):
+    # A FunctionTransformer without feature_names_out names no columns: the composite's get_feature_names_out raised
+    # from inside the output wrapper, so transform failed where scikit-learn's Pipeline gives a DataFrame.
+    X = load_iris(as_frame=True).data.iloc[10:]  # an index that does not start at 0
+    steps = [("square", FunctionTransformer(np.square)), ("scale", StandardScaler())]
+    steps = steps if order == "function first" else steps[::-1]
+    ours, theirs = ww.Pipeline(clone(steps, safe=False)), Pipeline(clone(steps, safe=False))
+    with sklearn.config_context(transform_output="pandas" if how == "global" else "default"):
+        if how == "set_output":
+            ours.set_output(transform="pandas"), theirs.set_output(transform="pandas")
+        expected = theirs.fit(X).transform(X)
+        fresh = ww.Pipeline(clone(steps, safe=False)).set_output(transform="pandas")
+        for got in (ours.fit(X).transform(X), fresh.fit_transform(X)):
+            assert type(got) is pd.DataFrame and list(got.columns) == list(expected.columns) == list(X.columns)
+            assert got.index.equals(X.index)
+            np.testing.assert_allclose(got.to_numpy(), expected.to_numpy(), rtol=1e-12)
+    with pytest.raises(ww.UnavailableError, match=r"Machine 'square' \(FunctionTransformer\).*has no"):
+        ours.get_feature_names_out()  # as scikit-learn's, which raises an AttributeError there too
+
+
 def test_a_composite_inside_a_scikit_learn_pipeline_follows_its_set_output():
     X, y = load_diabetes(return_X_y=True, as_frame=True)
     inner = ww.Pipeline([("scale", StandardScaler())])

@@ -18,7 +18,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 import pandas as pd
 from sklearn.metrics import accuracy_score, r2_score
-from sklearn.utils._set_output import _wrap_data_with_container
+from sklearn.utils._set_output import ADAPTERS_MANAGER, _get_output_config, _wrap_data_with_container
 from sklearn.utils.metaestimators import available_if
 
 from wirework.errors import ArgumentError, DataError, ParameterError, UnavailableError
@@ -141,6 +141,11 @@ class _ComposedOutputs:
             result = _wrap_data_with_container("transform", values, X, self)
         except ValueError as error:  # an unknown container, or sparse output for a DataFrame
             raise DataError(f"{type(self).__name__}.transform cannot give its output as asked: {error}") from error
+        except UnavailableError:  # no names for its columns (a FunctionTransformer step without feature_names_out)
+            # the container all the same, with the columns the output has: scikit-learn's adapters keep them when a
+            # step "does not provide get_feature_names_out", so its Pipeline gives a DataFrame there
+            container = _get_output_config("transform", self)["dense"]
+            result = ADAPTERS_MANAGER.adapters[container].create_container(values, X, columns=None)
         if (
             isinstance(result, pd.DataFrame)
             and isinstance(X, pd.DataFrame)
