@@ -162,6 +162,23 @@ def test_all_estimators_dropped_is_refused_as_scikit_learn_refuses_it(recipe):
     np.testing.assert_array_equal(fitted.predict(X_DATA), before)  # a refused fit changes nothing
 
 
+@pytest.mark.parametrize(
+    "ours, theirs",
+    [
+        (lambda: ww.Stack([], Ridge(), cv=3), lambda: StackingRegressor([], Ridge(), cv=3)),
+        (lambda: ww.Average([]), lambda: VotingRegressor([])),
+        (lambda: ww.Pipeline([]), lambda: Pipeline([])),
+    ],
+    ids=["Stack", "Average", "Pipeline"],
+)
+def test_no_estimators_is_a_value_error_as_scikit_learn_s(ours, theirs):
+    # an empty list was a ww.ArgumentError, a TypeError, where scikit-learn raises a ValueError
+    with pytest.raises(ValueError, match="non-empty list of|pipeline is empty"):
+        theirs().fit(X_DATA, Y_DATA)
+    with pytest.raises(ww.GraphError, match=r"non-empty list of \(name, estimator\) pairs\. Received: (list|tuple)"):
+        ours().fit(X_DATA, Y_DATA)
+
+
 def test_average_weights_count_the_dropped_estimators_as_scikit_learn_s_do():
     pairs = [("ridge", Ridge()), ("lasso", "drop"), ("tree", DecisionTreeRegressor(max_depth=3, random_state=0))]
     with pytest.raises(ww.GraphError, match=r"weights must be 3 non-negative numbers"):

@@ -340,8 +340,13 @@ def test_set_params_with_an_unknown_step_changes_nothing():
 
 
 def test_bad_steps():
-    with pytest.raises(ww.ArgumentError, match=r"expected steps to be a non-empty list of \(name, estimator\) pairs"):
+    # an empty list: a ValueError, as scikit-learn's Pipeline raises ("The pipeline is empty"); it was a TypeError
+    with pytest.raises(ww.GraphError, match=r"expected steps to be a non-empty list of \(name, estimator\) pairs"):
         ww.Pipeline([]).fit(X_DATA, Y_DATA)
+    with pytest.raises(ValueError, match="The pipeline is empty"):
+        SkPipeline([]).fit(X_DATA, Y_DATA)
+    with pytest.raises(ww.ArgumentError, match=r"non-empty list of \(name, estimator\) pairs\. Received: NoneType"):
+        ww.Pipeline(None).fit(X_DATA, Y_DATA)
     with pytest.raises(ww.GraphError, match=r"names in steps must be unique\. Received duplicates: \['a'\]"):
         ww.Pipeline([("a", StandardScaler()), ("a", Ridge())]).fit(X_DATA, Y_DATA)
     steps = [("b", StandardScaler()), ("a", StandardScaler()), ("b", StandardScaler()), ("a", StandardScaler())]

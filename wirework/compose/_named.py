@@ -36,7 +36,9 @@ def check_named(owner: str, attribute: str, pairs: Any, reserved: Iterable[str] 
     (``get_params`` and ``set_params`` would take one for the other).
     """
     if not isinstance(pairs, (list, tuple)) or not pairs:
-        raise ArgumentError(
+        # an empty list is a ValueError, as scikit-learn's Pipeline and ensembles raise; another type a TypeError
+        error = GraphError if isinstance(pairs, (list, tuple)) else ArgumentError
+        raise error(
             f"{owner}: expected {attribute} to be a non-empty list of (name, estimator) pairs. "
             f"Received: {describe(pairs)}."
         )
