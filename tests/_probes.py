@@ -190,3 +190,22 @@ class Logged(RegressorMixin, BaseEstimator):
 
     def predict(self, X: Any) -> Any:
         return np.full(len(X), self.mean_)
+
+
+class ColumnRidge(RegressorMixin, BaseEstimator):
+    """A Ridge whose predictions come as one column, ``(n, 1)``, even for a 1-D target, as some wrapped models
+    (a Keras regressor, say) give them. It learns several targets, as a Ridge does."""
+
+    def __sklearn_tags__(self):
+        tags = super().__sklearn_tags__()
+        tags.target_tags.multi_output = True
+        return tags
+
+    def fit(self, X: Any, y: Any) -> ColumnRidge:
+        from sklearn.linear_model import Ridge
+
+        self.ridge_ = Ridge().fit(X, y)
+        return self
+
+    def predict(self, X: Any) -> np.ndarray:
+        return self.ridge_.predict(X).reshape(len(X), -1)

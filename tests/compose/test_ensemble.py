@@ -6,6 +6,7 @@ import warnings
 import numpy as np
 import pytest
 from _counting import Counting, WeightedCounting, fits
+from _probes import ColumnRidge
 from sklearn.datasets import load_breast_cancer, load_diabetes, load_iris, load_wine
 from sklearn.base import BaseEstimator, RegressorMixin
 from sklearn.ensemble import BaggingClassifier, BaggingRegressor, VotingClassifier, VotingRegressor
@@ -198,28 +199,17 @@ def test_average_weights_and_voting_are_checked():
         ww.Average([("svc", SVC())], voting="soft").fit(X, y)
 
 
-class _ColumnRidge(RegressorMixin, BaseEstimator):
-    """A Ridge whose predictions come as one column, ``(n, 1)``, as some wrapped models give them."""
-
-    def fit(self, X, y):
-        self.ridge_ = Ridge().fit(X, y)
-        return self
-
-    def predict(self, X):
-        return self.ridge_.predict(X).reshape(-1, 1)
-
-
 def test_average_of_predictions_of_different_shapes_is_a_clear_error():
     # (n, 1) beside (n,) was broadcast into an (n, n) table, silently (442 x 442 on load_diabetes); scikit-learn's
     # VotingRegressor raises NumPy's "inhomogeneous shape" ValueError there.
-    average = ww.Average([("column", _ColumnRidge()), ("ridge", Ridge())]).fit(X_DATA, Y_DATA)
+    average = ww.Average([("column", ColumnRidge()), ("ridge", Ridge())]).fit(X_DATA, Y_DATA)
     with pytest.raises(ww.DataError, match=r"The models' outputs have different shapes, \[\(5, 1\), \(5,\)\], so "
                        r"they cannot be averaged row by row") as info:
         average.predict(X_DATA[:5])
     assert isinstance(info.value, ValueError)
     with pytest.raises(ValueError):
-        VotingRegressor([("column", _ColumnRidge()), ("ridge", Ridge())]).fit(X_DATA, Y_DATA).predict(X_DATA[:5])
-    same = ww.Average([("column", _ColumnRidge()), ("again", _ColumnRidge())]).fit(X_DATA, Y_DATA)
+        VotingRegressor([("column", ColumnRidge()), ("ridge", Ridge())]).fit(X_DATA, Y_DATA).predict(X_DATA[:5])
+    same = ww.Average([("column", ColumnRidge()), ("again", ColumnRidge())]).fit(X_DATA, Y_DATA)
     assert same.predict(X_DATA[:5]).shape == (5, 1)
 
 

@@ -8,6 +8,7 @@ import pandas as pd
 import pytest
 import sklearn
 from _counting import Counting, calls, fits
+from _probes import ColumnRidge
 from sklearn import config_context
 from sklearn.base import BaseEstimator, ClassifierMixin, RegressorMixin, clone
 from sklearn.compose import ColumnTransformer
@@ -373,6 +374,24 @@ def test_transformed_target_with_functions_equals_scikit_learn_s():
         assert type(ours.transformer_).__name__ == "FunctionTransformer"
         assert ours.transformer_.func is options.get("func")
         assert ours.report_()["inverse_holds"] is True
+
+
+@pytest.mark.parametrize("options", [{"transformer": StandardScaler()}, {"func": np.log, "inverse_func": np.exp}, {}])
+@pytest.mark.parametrize("column", [False, True], ids=["1-D target", "column target"])
+def test_a_regressor_predicting_one_column_gives_the_target_s_shape_as_scikit_learn_s(options, column):
+    # A regressor predicting (n, 1) for a 1-D target gave (n, 1) predictions, where scikit-learn's
+    # TransformedTargetRegressor squeezes them to (n,) (y - predict(X) then broadcast into an (n, n) table).
+    y = Y_DATA.reshape(-1, 1) if column else Y_DATA
+    theirs = TransformedTargetRegressor(ColumnRidge(), **clone(options, safe=False)).fit(X_DATA, y).predict(X_DATA)
+    for ours in (
+        ww.TransformedTarget(ColumnRidge(), **clone(options, safe=False)),
+        ww.Pipeline([("scale", None), ("ridge", ColumnRidge())], target_transformer=options.get("transformer")),
+    ):
+        if isinstance(ours, ww.Pipeline) and "transformer" not in options:
+            continue  # a pipeline's target transformer is a transformer (without one, it predicts as its last step)
+        predicted = ours.fit(X_DATA, y).predict(X_DATA)
+        assert predicted.shape == theirs.shape == y.shape
+        np.testing.assert_allclose(predicted, theirs, rtol=1e-12)
 
 
 def test_transformed_target_functions_keep_arrays_whatever_the_global_output():
