@@ -11,7 +11,7 @@ from typing import Any
 
 import numpy as np
 
-from wirework.compose import _ops
+from wirework.compose import _ops, _params
 from wirework.compose.composite import Composite
 from wirework.compose._members import Seeded, Votes
 from wirework.errors import ExportError
@@ -36,6 +36,14 @@ def _meta_features(cx: Context, node: StaticNode) -> str:
             raise ExportError("A constant passthrough table cannot be exported.")
         parts.append(cx.matrix(passthrough))
     return concat(cx, parts)
+
+
+@register_lowering(_params.one_target)
+def _one_target(cx: Context, node: StaticNode) -> str:
+    # the regressor's prediction, a one-column one as a vector (what the target transformer's inverse is given)
+    (predictions,) = node.args
+    one_column = cx.ndim(predictions) == 2 and np.shape(cx.sample[predictions])[1] == 1
+    return cx.g.as_vector(cx.names[predictions]) if one_column else cx.names[predictions]
 
 
 @register_lowering(_ops.weighted_mean)

@@ -28,14 +28,15 @@ from __future__ import annotations
 import inspect
 from typing import Any
 
+import numpy as np
 from sklearn import get_config
 from sklearn.utils.metadata_routing import MetadataRouter, MethodMapping
 
 from wirework.compose._routing import routed_params
 from wirework.errors import ArgumentError, ParameterError
-from wirework.graph.nodes import DynamicNode, Node, Source, evaluate
+from wirework.graph.nodes import DynamicNode, Node, Source, StaticNode, evaluate
 
-__all__ = ["consumer", "run_with", "routed_input"]
+__all__ = ["consumer", "one_target", "run_with", "routed_input"]
 
 #: The operations of a composite that take keyword arguments for one of its models without metadata routing, as
 #: scikit-learn's ``Pipeline`` offers them.
@@ -51,15 +52,24 @@ STEP_METHODS = {
 }
 
 
+def one_target(predictions: Any) -> Any:
+    """A one-column prediction ``(n, 1)`` as a vector, for a target transformer's ``inverse_transform`` to give it the
+    target's shape: 1-D for a 1-D target, one column for a column target (scikit-learn's
+    ``TransformedTargetRegressor`` squeezes a regressor's one column when the target was 1-D). It keeps the values,
+    so :func:`consumer` looks through it."""
+    if getattr(predictions, "ndim", 1) == 2 and predictions.shape[1] == 1 and not hasattr(predictions, "tocsr"):
+        return np.asarray(predictions).ravel()
+    return predictions
+
+
 def consumer(output: Node, operation: str) -> DynamicNode | None:
     """The dynamic node whose model gets ``operation``'s keyword arguments: ``output`` itself when it is a machine's
-    ``operation``, or the one under the machines' ``inverse_transform`` that map it back; ``None``: no model's."""
+    ``operation``, or the one under the machines' ``inverse_transform`` that map it back (and :func:`one_target`);
+    ``None``: no model's."""
     node = output
-    while (
-        operation != "inverse_transform"
-        and isinstance(node, DynamicNode)
-        and node.operation == "inverse_transform"
-        and node.parents
+    while operation != "inverse_transform" and node.parents and (
+        isinstance(node, DynamicNode) and node.operation == "inverse_transform"
+        or isinstance(node, StaticNode) and node.function is one_target
     ):
         node = node.parents[0]
     if isinstance(node, DynamicNode) and node.operation == operation:

@@ -7,7 +7,6 @@ from collections.abc import Callable
 from typing import Any
 
 import numpy as np
-import scipy.sparse as sp
 
 from sklearn import get_config
 from sklearn.linear_model import LinearRegression
@@ -51,7 +50,7 @@ def _final_outputs(
         y = node(_ops.plain_target, y)
         scale = machine(target, y, name="target_transformer")
         mach = machine(final, Z, scale.transform(y), *row_weights, name=name)
-        return {"predict": scale.inverse_transform(node(_one_target, mach.predict(Z)))}, mach, scale
+        return {"predict": scale.inverse_transform(node(_params.one_target, mach.predict(Z)))}, mach, scale
     if y is None and weights is not None:  # unsupervised, with weights: no target before them
         y = node(_ops.no_target, Z)
     mach = machine(final, Z, y, *row_weights, name=name) if y is not None else machine(final, Z, name=name)
@@ -72,15 +71,6 @@ def _final_outputs(
             "a transformer."
         )
     return outputs, mach, None
-
-
-def _one_target(predictions: Any) -> Any:
-    """A one-column prediction ``(n, 1)`` as a vector, for the target transformer to give it the target's shape:
-    1-D for a 1-D target, one column for a column target (scikit-learn's ``TransformedTargetRegressor`` squeezes
-    a regressor's one column when the target was 1-D)."""
-    if getattr(predictions, "ndim", 1) == 2 and predictions.shape[1] == 1 and not sp.issparse(predictions):
-        return np.asarray(predictions).ravel()
-    return predictions
 
 
 def _takes_no_columns(model: Any) -> bool:
