@@ -860,13 +860,16 @@ def test_kind_follows_a_wrapper_whose_inner_model_changes_kind():
     from sklearn.linear_model import LogisticRegression
 
     labels = (Y_DATA > np.median(Y_DATA)).astype(int)
-    # the same wrapper class both times: the network is kept and only the component is replaced
+    # the same wrapper class both times, but it now offers predict_proba: the network is built again (it was kept,
+    # without the pipeline's predict_proba, which scikit-learn's has), and the scaler keeps its training
     search = GridSearchCV(Ridge(), {"alpha": [1.0]}, cv=2)
     pipe = ww.Pipeline([("scale", StandardScaler()), ("model", search)], n_jobs=1)
     network = pipe.fit(X_DATA, labels).network_
-    assert not hasattr(pipe, "classes_")
+    assert not hasattr(pipe, "classes_") and not hasattr(pipe, "predict_proba")
     pipe.set_params(model=GridSearchCV(LogisticRegression(), {"C": [1.0]}, cv=2)).fit(X_DATA, labels)
-    assert pipe.network_ is network
+    assert pipe.network_ is not network and hasattr(pipe, "predict_proba")
+    assert hasattr(Pipeline([("scale", StandardScaler()), ("model", GridSearchCV(LogisticRegression(), {}))]), "predict_proba")
+    assert {m.name: m.report()["action"] for m in pipe.machines_} == {"scale": "skipped", "model": "updated"}
     np.testing.assert_array_equal(pipe.classes_, [0, 1])
 
 

@@ -19,7 +19,7 @@ from sklearn.decomposition import NMF, PCA
 from sklearn.ensemble import IsolationForest
 from sklearn.feature_extraction.text import TfidfVectorizer
 from sklearn.feature_selection import SelectKBest, f_regression
-from sklearn.linear_model import Lasso, LogisticRegression, Ridge
+from sklearn.linear_model import Lasso, LogisticRegression, Ridge, SGDClassifier
 from sklearn.mixture import GaussianMixture
 from sklearn.manifold import TSNE
 from sklearn.neighbors import KernelDensity, LocalOutlierFactor
@@ -355,6 +355,21 @@ def test_bad_steps():
         ww.Pipeline(steps + [("b", StandardScaler()), ("c", Ridge())]).fit(X_DATA, Y_DATA)
     with pytest.raises(ww.ArgumentError, match=r"a fit\(\) method .* for machine 'regressor'\. Received: str 'ridge'"):
         ww.TransformedTarget("ridge", StandardScaler()).fit(X_DATA, Y_DATA)
+
+
+def test_a_last_step_offering_other_operations_after_set_params_is_scikit_learn_s():
+    # The pipeline kept the outputs of its last step as built: with loss="log_loss" set on a hinge SGDClassifier it
+    # had no predict_proba after a refit, where scikit-learn's Pipeline has it.
+    X, y = load_iris(return_X_y=True)
+    ours = ww.Pipeline([("scale", StandardScaler()), ("sgd", SGDClassifier(random_state=0))]).fit(X, y)
+    assert not hasattr(ours, "predict_proba")
+    ours.set_params(sgd__loss="log_loss").fit(X, y)
+    theirs = SkPipeline([("scale", StandardScaler()), ("sgd", SGDClassifier(loss="log_loss", random_state=0))]).fit(X, y)
+    assert hasattr(ours, "predict_proba") and hasattr(ours, "predict_log_proba")
+    np.testing.assert_array_equal(ours.predict_proba(X), theirs.predict_proba(X))
+    ours.set_params(sgd__loss="hinge").fit(X, y)
+    assert not hasattr(ours, "predict_proba")
+    assert {m.name: m.report()["action"] for m in ours.machines_} == {"scale": "skipped", "sgd": "updated"}
 
 
 def test_transformed_target_fitted_attributes_are_scikit_learn_s():

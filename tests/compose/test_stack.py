@@ -12,7 +12,7 @@ from sklearn.ensemble import RandomForestClassifier, StackingClassifier, Stackin
 from sklearn.exceptions import UnsetMetadataPassedError
 from sklearn.frozen import FrozenEstimator
 from sklearn.gaussian_process import GaussianProcessRegressor
-from sklearn.linear_model import BayesianRidge, LogisticRegression, Ridge
+from sklearn.linear_model import BayesianRidge, LogisticRegression, Ridge, SGDClassifier
 from sklearn.model_selection import GridSearchCV, GroupKFold, KFold, StratifiedKFold
 from sklearn.naive_bayes import GaussianNB
 from sklearn.pipeline import Pipeline
@@ -374,6 +374,26 @@ def test_a_cv_splitter_changed_in_place_retrains_the_folds_as_scikit_learn_s(cha
     theirs = StackingRegressor(regressors(), Ridge(), cv=splitter)
     assert np.abs(ours - theirs.fit(X, y).predict(X)).max() <= 1e-10
     assert {report["action"] for name, report in stack.report_()["machines"].items() if "_fold" in name} == {"trained"}
+
+
+@pytest.mark.parametrize("before, after", [("hinge", "log_loss"), ("log_loss", "hinge")])
+def test_a_learner_offering_other_operations_after_set_params_stacks_as_scikit_learn_s(before, after):
+    # The network kept the operation chosen when it was built (decision_function of the hinge SGDClassifier):
+    # predict_proba 0.61 apart from StackingClassifier's after loss="log_loss"; back to "hinge", fit failed.
+    X, y = load_iris(return_X_y=True)
+    X = (X - X.mean(axis=0)) / X.std(axis=0)
+
+    def learners(loss):
+        return [("sgd", SGDClassifier(loss=loss, random_state=0)), ("nb", GaussianNB())]
+
+    stack = ww.Stack(learners(before), LogisticRegression(max_iter=1000), cv=KFold(3, shuffle=True, random_state=0))
+    stack.fit(X, y)
+    stack.set_params(sgd__loss=after).fit(X, y)
+    theirs = StackingClassifier(learners(after), LogisticRegression(max_iter=1000), cv=KFold(3, shuffle=True, random_state=0))
+    assert np.abs(stack.predict_proba(X) - theirs.fit(X, y).predict_proba(X)).max() <= 1e-10
+    assert stack.transform(X).shape == theirs.transform(X).shape
+    actions = {name: report["action"] for name, report in stack.report_()["machines"].items()}
+    assert actions["nb"] == "skipped" and actions["sgd"] == "updated"  # built again, the rest carried over
 
 
 @pytest.mark.parametrize("empty", [[], iter([])])

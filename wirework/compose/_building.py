@@ -45,6 +45,27 @@ def _skeleton(value: Any, objects: list[Any]) -> Any:
     return value
 
 
+#: The operations a component may offer or not depending on its hyperparameters (an ``SGDClassifier``'s
+#: ``predict_proba`` with ``loss="log_loss"``, a ``Pipeline``'s whatever its last step offers), which decide a
+#: network's shape: the outputs a pipeline has, what a stack's learners give its final estimator.
+_OPERATIONS = (
+    "predict", "predict_proba", "predict_log_proba", "decision_function", "score_samples", "transform",
+    "inverse_transform", "fit_predict", "fit_transform", "score",
+)
+
+
+def offers(component: Any) -> tuple[str, ...]:
+    """The operations of :data:`_OPERATIONS` that ``component`` has now (a failing check counts as absent)."""
+    found = []
+    for operation in _OPERATIONS:
+        try:
+            if hasattr(component, operation):
+                found.append(operation)
+        except Exception:  # an availability check that fails: not offered
+            pass
+    return tuple(found)
+
+
 #: Parameters that say where and how a network trains, not what it is.
 _EXECUTION_PARAMS = frozenset({"cache", "executor", "n_jobs", "verbose"})
 
@@ -147,6 +168,7 @@ class _Built:
     raw: bool = False  # whether its last checked fit handed X on unchecked (Composite._raw_input)
     aliases: dict[str, Any] = field(default_factory=dict)  # Composite._aliases() of its machines (carry_over)
     tokens: dict[Any, str | None] = field(default_factory=dict)  # its static nodes' constants as built (carry_over)
+    offers: list[tuple[str, ...]] | None = None  # offers() of each of objects when built (None: pickled before)
     roots: list[Any] = field(init=False)  # the signature's nodes: what a fit pass trains for
 
     def __post_init__(self) -> None:
@@ -156,6 +178,7 @@ class _Built:
         self.__dict__.update(state)
         self.__dict__.setdefault("aliases", {})  # pickles made before aliases were kept: none
         self.__dict__.setdefault("tokens", {})  # pickles made before tokens were kept: read when built again
+        self.__dict__.setdefault("offers", None)  # pickles made before offers were kept: not compared
         self.roots = self.signature.nodes()  # derived: also for pickles made before it was kept
 
     def machines_read_X(self, operation: str) -> bool:
@@ -206,7 +229,8 @@ class _ComposedNetwork:
             return last[1]
         layout = _layout(type(self))
         params = dict(zip(layout.shape, layout.shape_values(self)))
-        token = tokenize(_skeleton(params, objects), supervised, weighted)
+        skeleton = _skeleton(params, objects)  # the components' operations too: their hyperparameters may change them
+        token = tokenize(skeleton, [offers(component) for component in objects], supervised, weighted)
         self._last_structure = (quick, token, list(objects))
         return token
 
@@ -261,8 +285,23 @@ class _ComposedNetwork:
             carried = {**last.tokens, **tokens}
             carry_over(last.machines, machines, roles, aliases=(last.aliases, aliases), tokens=carried)
         return _Built(
-            signature, X, y, structure, objects, machines, w, weighted=weighted, aliases=aliases, tokens=tokens
+            signature, X, y, structure, objects, machines, w, weighted=weighted, aliases=aliases, tokens=tokens,
+            offers=[offers(component) for component in objects],
         )
+
+    def _reached_into(self, components: list[Any]) -> None:
+        """After ``set_params`` set parameters inside ``components``: when one of them, a component of the network
+        built, now offers other operations than it did then (``sgd__loss="log_loss"`` gives an ``SGDClassifier`` a
+        ``predict_proba``), the next ``fit`` builds the network again, as it does when the structure changes."""
+        built = self.__dict__.get("_built")
+        if built is None or built.offers is None:
+            return
+        for component in components:
+            for k, held in enumerate(built.objects):
+                if held is component and built.offers[k] != offers(component):
+                    built.quick = None  # the parameters no longer hold it as they are: the next fit compares
+                    self.__dict__.pop("_last_structure", None)  # the structure's token, with what each offers now
+                    return
 
     def _aliases(self, names: list[str | None]) -> dict[str, Any]:
         """What the machines named ``names`` of the network just built from the current parameters are matched

@@ -104,6 +104,8 @@ class _ComposedParams:
                 names = sorted(f"{head}__{key}" for key in sub)
                 raise ParameterError(f"Cannot set {names} on {head!r} of {type(self).__name__}: {error}") from error
         self._assign(top)
+        if nested:  # a component may offer other operations now (see _ComposedNetwork._reached_into)
+            self._reached_into([reachable[head] for head in nested])
         return self
 
     def _settable(self, top: dict[str, Any]) -> dict[str, Any]:

@@ -487,7 +487,7 @@ class Composite(
             state["_built"] = _Built(
                 built.signature, built.X, built.y, built.structure, built.objects, built.machines, built.w,
                 data=built.data, frame=built.frame, raw=built.raw, weighted=built.weighted, aliases=built.aliases,
-                tokens=built.tokens,
+                tokens=built.tokens, offers=built.offers,
             )
         return state
 
