@@ -33,22 +33,25 @@ XGBoost's CPU predictor (XGBoost 2 and 3):
    margin of a copy of the first iteration whose leaves are all zero.
 6. Output transforms, in float32 as in XGBoost (``common::Sigmoid``,
    ``common::Softmax``): ``reg:logistic``, ``binary:logistic``:
-   ``1 / (exp(-m) + 1)``; ``count:poisson``, ``reg:gamma``, ``reg:tweedie``,
-   ``survival:cox``: ``exp(m)``; ``multi:softprob``: softmax with the sum of
-   exponentials in float64; ``multi:softmax``: the index of the largest
-   margin (its ``predict_proba`` is the same softmax, where
-   ``XGBClassifier`` calls scipy's ``softmax`` of the float32 margins:
-   NumPy's float32 ``exp``, a SIMD routine chosen by the CPU, differs from
-   ``expf`` in the last bit for about a third of values, so these
-   probabilities agree within two float32 steps, 2.4e-7 on the digits
-   data; adding them in float32 in NumPy's order instead was no closer); ``reg:squarederror``, ``reg:squaredlogerror``,
-   ``reg:pseudohubererror``, ``reg:absoluteerror``, ``reg:quantileerror``
-   (one quantile) and ``binary:logitraw``: the margin itself. The
-   exponential is computed in float64 and rounded to float32, where XGBoost
-   calls ``expf``: they differ by one float32 step for about 1 value in
-   5,000 (so probabilities agree within ``6e-8``; margins, regression
-   outputs and labels agree exactly, except a binary label whose probability
-   is within one step of 0.5).
+   ``1 / (expf(min(-m, 88.7)) + 1)``; ``count:poisson``, ``reg:gamma``,
+   ``reg:tweedie``, ``survival:cox``: ``expf(m)``; ``multi:softprob``:
+   ``expf(m - max)`` over their sum, added left to right in float64 and
+   rounded to float32; ``multi:softmax``: the index of the largest margin
+   (its ``predict_proba`` is the same softmax, where ``XGBClassifier``
+   calls scipy's ``softmax`` of the float32 margins: NumPy's float32
+   ``exp``, a SIMD routine chosen by the CPU, differs from ``expf`` in the
+   last bit for about a third of values, so these probabilities agree
+   within two float32 steps, 2.4e-7 on the digits data; adding them in
+   float32 in NumPy's order instead was no closer); ``reg:squarederror``,
+   ``reg:squaredlogerror``, ``reg:pseudohubererror``, ``reg:absoluteerror``,
+   ``reg:quantileerror`` (one quantile) and ``binary:logitraw``: the margin
+   itself. ``expf`` is glibc's, computed step by step
+   (:func:`wirework.export.libm.expf`), so these outputs are bit for bit
+   too. ``Exp`` in float64 rounded to float32, which the file used before,
+   is correctly rounded and glibc's ``expf`` is not always: 42 of 20,000
+   ``reg:logistic`` predictions and 9 ``count:poisson`` ones were one
+   float32 step off, and a binary label whose probability is within one
+   step of 0.5 could flip.
 7. ``dart``: XGBoost adds ``((base + leaf) - base) * weight_drop[tree]`` in
    float32 for every tree; each leaf of the file holds that float32 value,
    so ``dart`` models are bit-exact too.
@@ -77,6 +80,7 @@ import xgboost
 from wirework.errors import ExportError
 from wirework.export import heads
 from wirework.export.builder import GraphBuilder
+from wirework.export.libm import expf
 from wirework.export.registry import register
 from wirework.export.trees import Mode, Tree, single_leaf, tree_ensemble
 
@@ -372,25 +376,22 @@ def _margins(g: GraphBuilder, m: _Model, x: str) -> str:
         return tree_ensemble(g, x, _all_trees(m), n_features=m.n_features, n_targets=m.n_groups, hint="xgboost")
 
 
-def _exp(g: GraphBuilder, value: str) -> str:
-    """``expf`` of a float32 value: exp in float64 rounded to float32."""
-    return g.cast(g.op("Exp", [g.cast(value, np.float64)]), np.float32)
-
-
 def _sigmoid(g: GraphBuilder, margin: str) -> str:
     """XGBoost's ``Sigmoid``: ``1 / (expf(min(-m, 88.7)) + 1)`` in float32."""
     with _float32(g):
         negative = g.op("Min", [g.op("Neg", [margin]), g.const(np.array([88.7], _F32), "clip")])
         one = g.const(np.ones(1, _F32), "one")
-        return g.op("Div", [one, g.op("Add", [_exp(g, negative), one])], hint="probability")
+        return g.op("Div", [one, g.op("Add", [expf(g, negative), one])], hint="probability")
 
 
-def _softmax(g: GraphBuilder, margin: str) -> str:
-    """XGBoost's ``Softmax``: ``expf(m - max)`` divided by their float64 sum rounded to float32."""
+def _softmax(g: GraphBuilder, margin: str, width: int) -> str:
+    """XGBoost's ``Softmax``: ``expf(m - max)`` divided by their float64 sum (left to right) rounded to
+    float32."""
     with _float32(g):
         shifted = g.op("Sub", [margin, g.op("ReduceMax", [margin, g.const([1], "axis")], keepdims=1)])
-        exp = _exp(g, shifted)
-        total = g.op("ReduceSum", [g.cast(exp, np.float64), g.const([1], "axis")], keepdims=1)
+        exp = expf(g, shifted)
+        wide = g.cast(exp, np.float64)
+        total = g.added([g.columns(wide, j, j + 1) for j in range(width)])
         return g.op("Div", [exp, g.cast(total, np.float32)], hint="probabilities")
 
 
@@ -445,11 +446,11 @@ def convert(model: Any, method: str, g: GraphBuilder, x: str) -> str:
     if objective in _IDENTITY:
         result = margin
     elif objective in _EXP:
-        result = _exp(g, margin)
+        result = expf(g, margin)
     elif objective in _LOGISTIC:
         result = _sigmoid(g, margin)
     else:  # multi:softprob, and predict_proba of multi:softmax
-        result = _softmax(g, margin)
+        result = _softmax(g, margin, m.n_groups)
     if kind != "classifier":
         return _output(g, heads.vector(g, result) if m.n_groups == 1 else result)
     if m.n_groups == 1:  # binary: [1 - p, p] in float32, as XGBClassifier.predict_proba
