@@ -491,3 +491,24 @@ def test_unknown_method_is_refused():
     x = g.add_input("X", np.float64, [None, N_FEATURES])
     with pytest.raises(ExportError, match=r"exports \('predict',\). Received method 'predict_proba'"):
         convert_forest(model, "predict_proba", g, x)
+
+
+@pytest.mark.parametrize(
+    ("model", "order"),
+    [
+        (HistGradientBoostingClassifier(max_iter=20, random_state=0), "loop"),  # Fortran-ordered raw scores
+        (GradientBoostingClassifier(n_estimators=5, random_state=0), "numpy"),  # C-ordered: pairwise from 8
+    ],
+)
+def test_multiclass_probabilities_add_each_row_as_numpy_adds_the_native_scores(model, order):
+    """scikit-learn's softmax is np.sum(axis=1) of the exponentials: left to right for HistGradientBoosting's
+    Fortran-ordered scores, pairwise for GradientBoosting's C-ordered ones (10 classes). ReduceSum gave
+    HistGradientBoosting's digits probabilities 4.4e-16 off (2.2e-16 the Exp alone); with ONNX Runtime's own
+    Exp, the file is NumPy's sum."""
+    from sklearn.datasets import load_digits
+    from _softmax import softmax
+
+    X, y = load_digits(return_X_y=True)
+    model.fit(X, y)
+    out = _run(ww.to_onnx(model, methods=["predict_proba"]), X)["predict_proba"]
+    assert np.array_equal(out, softmax(_native(model, "decision_function", X), order))

@@ -397,7 +397,7 @@ def categories(model: Any) -> dict[int, np.ndarray]:
     return {column: np.asarray(values) for column, values in zip(columns, pandas_categorical)}
 
 
-def _transform(g: GraphBuilder, scores: str, objective: _Objective) -> str:
+def _transform(g: GraphBuilder, scores: str, objective: _Objective, width: int) -> str:
     """Rule 6: the objective's output transform of the raw scores."""
     name = objective.name
     if name in _IDENTITY:
@@ -411,7 +411,7 @@ def _transform(g: GraphBuilder, scores: str, objective: _Objective) -> str:
         return logistic(g, scores, objective.sigmoid if name == "binary" else 1.0)
     if name == "multiclassova":
         return logistic(g, scores, objective.sigmoid)
-    return softmax(g, scores)  # LightGBM's Common::Softmax: exp(s - max) over its sum
+    return softmax(g, scores, width, loop=True)  # LightGBM's Common::Softmax: exp(s - max) over its sum
 
 
 def _truncated_codes(g: GraphBuilder, x: str, trees: list[Tree], n: int) -> str:
@@ -472,7 +472,7 @@ def convert(model: Any, method: str, g: GraphBuilder, x: str) -> str:
     if is_classifier and objective.name not in {"binary", "multiclass", "multiclassova", "cross_entropy"}:
         raise ExportError(f"LGBMClassifier with objective {objective.name!r} is not supported for ONNX export; "
                           "use 'binary' or 'multiclass'.")
-    output = _transform(g, scores, objective)
+    output = _transform(g, scores, objective, per_iteration)
     if not is_classifier:
         return heads.vector(g, output) if per_iteration == 1 else output
     if per_iteration == 1:

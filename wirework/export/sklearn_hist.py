@@ -308,7 +308,7 @@ def convert_hist_gradient_boosting(model: Any, method: str, g: GraphBuilder, x: 
         prediction = vector(g, scores)
         return g.op("Exp", [prediction], hint="exp") if link == "LogLink" else prediction
     if method == "predict_proba":
-        return probabilities(g, scores, "logistic" if n_targets == 1 else "softmax")
+        return probabilities(g, scores, "logistic" if n_targets == 1 else "softmax", n_targets, loop=True)
     if method == "decision_function":  # the raw scores: 1-D for two classes
         return vector(g, scores) if n_targets == 1 else scores
     if n_targets == 1:

@@ -158,8 +158,12 @@ def sklearn_tree(tree: Any, weights: np.ndarray, target_offset: int = 0) -> list
     ]
 
 
-def probabilities(g: GraphBuilder, raw: str, kind: str) -> str:
+def probabilities(g: GraphBuilder, raw: str, kind: str, width: int, *, loop: bool = False) -> str:
     """Class probabilities from raw scores: ``[1 - expit, expit]`` (``"logistic"``) or ``softmax``.
+
+    The softmax adds each row of ``width`` columns as scikit-learn's ``softmax`` does, with NumPy's
+    ``sum(axis=1)``: pairwise for the C-ordered scores of ``GradientBoosting*``, left to right
+    (``loop=True``) for the Fortran-ordered scores of ``HistGradientBoosting*``.
 
     Written with ``Exp`` and arithmetic (:func:`~wirework.export.trees.logistic`,
     :func:`~wirework.export.trees.softmax`), not with the ``TreeEnsemble``
@@ -169,7 +173,7 @@ def probabilities(g: GraphBuilder, raw: str, kind: str) -> str:
     """
     if kind == "logistic":
         return two_columns(g, logistic(g, raw))
-    return softmax(g, raw)
+    return softmax(g, raw, width, loop=loop)
 
 
 def shared_scores(g: GraphBuilder, model: Any, x: str, build: Callable[[], str]) -> str:
@@ -325,7 +329,7 @@ def convert_gradient_boosting(model: Any, method: str, g: GraphBuilder, x: str) 
         raw = scores if scale == 1.0 else g.op("Div", [scores, g.const(scale, "scale")], hint="raw")
         return vector(g, raw) if n_columns == 1 else raw
     if method == "predict_proba":
-        return probabilities(g, scores, kind)
+        return probabilities(g, scores, kind, n_columns)
     if kind == "logistic":
         return binary_labels(g, scores, model.classes_, strict=False)
     return labels(g, scores, model.classes_)

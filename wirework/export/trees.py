@@ -410,17 +410,21 @@ def logistic(g: GraphBuilder, scores: str, scale: float = 1.0) -> str:
     return g.op("Div", [one, g.op("Add", [one, exp], hint="denominator")], hint="probability")
 
 
-def softmax(g: GraphBuilder, scores: str, width: int | None = None) -> str:
+def softmax(g: GraphBuilder, scores: str, width: int | None = None, *, loop: bool = False) -> str:
     """Row-wise ``exp(s - max) / sum(exp(s - max))``, as LightGBM, XGBoost and scikit-learn compute it.
 
     ``width``: the number of columns, when known, to add each row as NumPy adds it (scikit-learn's own
-    ``softmax``; :meth:`GraphBuilder.row_sum`) rather than with ``ReduceSum``.
+    ``softmax``; :meth:`GraphBuilder.row_sum`) rather than with ``ReduceSum``; with ``loop=True``, left
+    to right as a C loop adds it (LightGBM's ``Common::Softmax``). ``ReduceSum`` rounds otherwise: it
+    was 4.4e-16 off LightGBM's 3-class probabilities on the wine data, 2.2e-16 the ``Exp`` alone.
     """
     axis = g.const([1], "axis")
     top = g.op("ReduceMax", [scores, axis], keepdims=1, hint="row_max")
     exp = g.op("Exp", [g.op("Sub", [scores, top], hint="shifted")], hint="exp")
     if width is None:
         total = g.op("ReduceSum", [exp, axis], keepdims=1, hint="row_sum")
+    elif loop:
+        total = g.added([g.columns(exp, j, j + 1) for j in range(width)])
     else:
         total = g.row_sum(exp, width)
     return g.op("Div", [exp, total], hint="probabilities")
