@@ -68,6 +68,24 @@ def test_transformed_target_inverts_the_scaler_in_the_graph(diabetes):
     assert ww.onnx.check_parity(model, onnx_model, X).max_abs <= 1e-12
 
 
+@pytest.mark.parametrize("recipe", ["TransformedTarget", "Pipeline"])
+def test_a_target_transformer_fit_on_one_column_inverts_the_predictions_as_that_column(diabetes, recipe):
+    """The target transformer learned y as one column and its machine gives it the 1-D predictions as that
+    column; the file gave it the vector, and QuantileTransformer's columns could not be sliced from it (the
+    export failed: 'not a valid ONNX model', Slice axis 1)."""
+    from sklearn.preprocessing import QuantileTransformer
+    from sklearn.tree import DecisionTreeRegressor
+
+    X, y = diabetes
+    tree, quantiles = DecisionTreeRegressor(random_state=0), QuantileTransformer(n_quantiles=100)
+    if recipe == "TransformedTarget":
+        model = ww.TransformedTarget(tree, quantiles)
+    else:
+        model = ww.Pipeline([("scale", StandardScaler()), ("tree", tree)], target_transformer=quantiles)
+    model.fit(X, y)
+    assert ww.onnx.check_parity(model, ww.to_onnx(model, X[:5]), X).exact
+
+
 @pytest.mark.parametrize("passthrough, levels", [(False, 1), (True, 1), (False, 2)])
 def test_classifier_stacks_decode_labels_and_match_probabilities(passthrough, levels):
     X, y = load_breast_cancer(return_X_y=True)

@@ -232,7 +232,9 @@ def _dynamic(cx: Context, node: DynamicNode) -> str:
             + ("" if methods else nothing_exported(model))
         )
     parent = node.parents[0]
-    x = cx.matrix(parent) if node.operation != "inverse_transform" or cx.ndim(parent) == 2 else cx.names[parent]
+    # a 1-D value goes to a model that learned one column as that column (natively too: Machine's apply)
+    column = node.operation != "inverse_transform" or getattr(model, "n_features_in_", None) == 1
+    x = cx.matrix(parent) if column or cx.ndim(parent) == 2 else cx.names[parent]
     if isinstance(parent, Source) and id(model) in cx.recode:  # once per tables: its operations share it
         x = recode(cx.g, x, cx.recode[id(model)])
     out = converter.apply(model, node.operation, cx.g, x, sample=cx.sample[parent])
