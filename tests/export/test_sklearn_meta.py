@@ -25,7 +25,7 @@ from sklearn.linear_model import LogisticRegression, Ridge
 from sklearn.model_selection import KFold
 from sklearn.multioutput import MultiOutputClassifier, MultiOutputRegressor, RegressorChain
 from sklearn.pipeline import make_pipeline
-from sklearn.preprocessing import PowerTransformer, StandardScaler
+from sklearn.preprocessing import KBinsDiscretizer, PowerTransformer, StandardScaler
 from sklearn.svm import LinearSVC
 from sklearn.tree import DecisionTreeClassifier, DecisionTreeRegressor
 
@@ -52,6 +52,16 @@ def exported(model, X, **options):
 def test_transformed_target_regressor(options):
     model = TransformedTargetRegressor(make_pipeline(StandardScaler(), Ridge()), **options).fit(X_REG, Y_REG)
     assert exported(model, X_REG).max_abs <= 1e-12 * np.abs(Y_REG).max()
+
+
+def test_a_transformer_whose_inverse_has_no_converter_is_refused():
+    """Its inverse_transform was asked of the KBinsDiscretizer's converter, which wrote its transform: the file's
+    predictions were bin numbers (up to 289 off on the diabetes data)."""
+    model = TransformedTargetRegressor(DecisionTreeRegressor(random_state=0), transformer=KBinsDiscretizer(
+        n_bins=5, encode="ordinal"), check_inverse=False).fit(X_REG, Y_REG)
+    with pytest.raises(ww.ExportError, match=r"KBinsDiscretizer\.inverse_transform\(\) cannot be exported; its "
+                       r"converter exports transform\."):
+        ww.to_onnx(model, X_sample=X_REG[:3])
 
 
 @pytest.mark.parametrize("weights", [None, [1.0, 2.0, 0.5]])

@@ -105,7 +105,15 @@ class Converter:
     refusal: Callable[[Any], str | None] = field(default=_no_refusal)
 
     def apply(self, model: Any, method: str, g: Any, x: str, sample: Any = None) -> str:
-        """``convert``, given the input's native ``sample`` when it takes one."""
+        """``convert``, given the input's native ``sample`` when it takes one; a method ``methods`` does not
+        list is an ``ExportError`` (``convert`` may not check it: a ``KBinsDiscretizer``'s gave its
+        ``transform`` for ``inverse_transform``)."""
+        offered = self.methods(model)
+        if method not in offered:
+            raise ExportError(
+                f"{type(model).__name__}.{method}() cannot be exported; its converter exports "
+                f"{', '.join(offered) or 'nothing'}." + ("" if offered else nothing_exported(model))
+            )
         if self.takes_sample:
             return self.convert(model, method, g, x, sample=sample)
         return self.convert(model, method, g, x)

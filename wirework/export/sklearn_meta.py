@@ -75,7 +75,7 @@ __all__: list[str] = []
 
 
 def _apply(model: Any, method: str, g: GraphBuilder, x: str) -> str:
-    return converter_for(model).convert(model, method, g, x)
+    return converter_for(model).apply(model, method, g, x)
 
 
 def _members(model: Any) -> list[Member]:
