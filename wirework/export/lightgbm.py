@@ -59,7 +59,8 @@ from wirework.errors import ExportError
 from wirework.export import heads
 from wirework.export.builder import GraphBuilder
 from wirework.export.registry import register
-from wirework.export.trees import Mode, PostTransform, Tree, logistic, single_leaf, softmax, tree_ensemble
+from wirework.export.trees import Mode, PostTransform, Tree, logistic, native_width, single_leaf, softmax
+from wirework.export.trees import tree_ensemble
 
 __all__ = ["convert", "methods", "n_features", "categories", "trees_of"]
 
@@ -411,7 +412,7 @@ def _transform(g: GraphBuilder, scores: str, objective: _Objective, width: int) 
         return logistic(g, scores, objective.sigmoid if name == "binary" else 1.0)
     if name == "multiclassova":
         return logistic(g, scores, objective.sigmoid)
-    return softmax(g, scores, width, loop=True)  # LightGBM's Common::Softmax: exp(s - max) over its sum
+    return softmax(g, scores, native_width(g, width), loop=True)  # LightGBM's Common::Softmax
 
 
 def _truncated_codes(g: GraphBuilder, x: str, trees: list[Tree], n: int) -> str:

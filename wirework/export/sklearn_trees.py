@@ -49,7 +49,7 @@ from wirework.errors import ExportError
 from wirework.export.builder import GraphBuilder
 from wirework.export.heads import binary_labels, labels, two_columns, vector
 from wirework.export.registry import register
-from wirework.export.trees import Mode, Tree, logistic, single_leaf, softmax, tree_ensemble
+from wirework.export.trees import Mode, Tree, logistic, native_width, single_leaf, softmax, tree_ensemble
 
 __all__ = [
     "float32_cut",
@@ -173,7 +173,7 @@ def probabilities(g: GraphBuilder, raw: str, kind: str, width: int, *, loop: boo
     """
     if kind == "logistic":
         return two_columns(g, logistic(g, raw))
-    return softmax(g, raw, width, loop=loop)
+    return softmax(g, raw, native_width(g, width), loop=loop)
 
 
 def shared_scores(g: GraphBuilder, model: Any, x: str, build: Callable[[], str]) -> str:
