@@ -48,8 +48,25 @@ PROVIDERS: dict[str, tuple[str, ...]] = {
 def _n_features_in(model: Any) -> int:
     n = getattr(model, "n_features_in_", None)
     if n is None:
-        raise ExportError(f"{type(model).__name__} has no n_features_in_; is it fitted?")
+        if not _fitted(model):
+            raise ExportError(f"{type(model).__name__} is not fitted. Call fit() before exporting it.")
+        raise ExportError(
+            f"{type(model).__name__} records no n_features_in_ (how many input columns it reads), which the export "
+            "needs, and has no converter here that knows it otherwise: it cannot be exported. Replace it, or export "
+            "the network up to it."
+        )
     return int(n)
+
+
+def _fitted(model: Any) -> bool:
+    """scikit-learn's test: the model has a learned attribute (a name ending in ``_``)."""
+    try:
+        from sklearn.utils.validation import check_is_fitted
+
+        check_is_fitted(model)
+    except Exception:  # NotFittedError, or no estimator at all
+        return False
+    return True
 
 
 def _no_categories(model: Any) -> Mapping[int, np.ndarray]:
