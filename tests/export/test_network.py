@@ -509,3 +509,17 @@ def test_a_sparse_value_in_a_network_is_the_dense_matrix_the_file_gives():
     assert ww.onnx.check_parity(predict, ww.to_onnx(predict, X[["sex"]]), X[["sex"]]).max_abs == 0.0
     scaled = ww.Pipeline([("encode", OneHotEncoder()), ("scale", StandardScaler(with_mean=False))]).fit(X[["sex"]])
     assert ww.onnx.check_parity(scaled, ww.to_onnx(scaled, X[["sex"]]), X[["sex"]]).max_abs == 0.0
+
+
+def test_a_boolean_scalar_key_is_refused_as_the_axis_it_adds(diabetes):
+    """x[:, True] is NumPy's new axis ([N, 1, p]), not a column: the export wrote column 1 and failed in ONNX's
+    checker ('not a valid ONNX model'); a boolean mask of every column still selects them."""
+    X, _ = diabetes
+    xs = ww.source(X)
+    scaled = ww.machine(StandardScaler(), xs).transform(xs)
+    scaled.fit()
+    with pytest.raises(ExportError, match=r"indexes with a boolean scalar, which adds an axis; only column selection"):
+        ww.to_onnx(scaled[:, True], X[:5])
+    mask = np.arange(X.shape[1]) % 3 == 0
+    picked = scaled[:, mask]
+    assert ww.onnx.check_parity(picked, ww.to_onnx(picked, X[:5]), X).exact

@@ -133,6 +133,11 @@ def _getitem(cx: Context, node: StaticNode) -> str:
     if not (isinstance(key, tuple) and len(key) == 2 and key[0] == slice(None)):
         raise ExportError(f"Selection {key!r} selects rows; only column selection x[:, ...] can be exported.")
     columns = key[1]
+    if isinstance(columns, (bool, np.bool_)):  # NumPy reads a boolean scalar as a new axis, not a column
+        raise ExportError(
+            f"Selection {key!r} indexes with a boolean scalar, which adds an axis; only column selection "
+            "(x[:, j], x[:, a:b], x[:, [i, j]], a boolean mask of every column) can be exported."
+        )
     g = cx.g
     if isinstance(columns, (int, np.integer)):
         return g.op("Gather", [cx.names[table], g.const(int(columns), "column")], axis=1, hint="column")
