@@ -433,6 +433,52 @@ def test_signature_node_that_does_not_descend_from_the_sources():
         TrainsOnForeignData().fit(X_DATA, Y_DATA)
 
 
+class PredictsFromTheTarget(RegressorMixin, ww.Composite):
+    """An output that reads y: at prediction time the composite gives its outputs X alone."""
+
+    def __init__(self, output="predict"):
+        self.output = output
+
+    def network(self, X, y=None):
+        ridge = ww.machine(Ridge(), X, y, name="ridge")
+        if self.output == "predict":  # the labels a classifier would map back to, read from y
+            return ww.Signature(predict=ww.node(lambda p, t: p + 0 * np.mean(t), ridge.predict(X), y))
+        if self.output == "transform":  # the target's own scaling, where X's was meant
+            return ww.Signature(predict=ridge.predict(X), transform=ww.machine(StandardScaler(), y).transform(y))
+        return ww.Signature(predict=ww.node(np.zeros, 3))  # a constant: reads no source at all
+
+
+def test_an_output_that_reads_the_target_or_no_source_is_refused_when_the_network_is_built():
+    """The composite pushes X alone through each output (``network_["predict"](X)``): an output reading y fitted
+    and then failed at predict with a node's error no composite user can follow ("pass each by name,
+    node(X=X_new, y=y_new)"), and one reading y alone took X for y, silently: a one-column X was scaled as the
+    target had been. A constant output said to call it without data."""
+    one_column = X_DATA[:, :1]
+    with pytest.raises(ww.GraphError, match=r"The predict node of PredictsFromTheTarget\.network\(\) reads y\b.*"
+                       r"given X alone.*Compute it from X"):
+        PredictsFromTheTarget("predict").fit(X_DATA, Y_DATA)
+    with pytest.raises(ww.GraphError, match=r"The transform node of PredictsFromTheTarget\.network\(\) reads y\b"):
+        PredictsFromTheTarget("transform").fit(one_column, Y_DATA)
+    with pytest.raises(ww.GraphError, match=r"The predict node of PredictsFromTheTarget\.network\(\) reads no source"):
+        PredictsFromTheTarget("constant").fit(X_DATA, Y_DATA)
+
+
+class ReusesANetwork(RegressorMixin, ww.Composite):
+    def __init__(self, other=None):
+        self.other = other
+
+    def network(self, X, y=None):
+        return self.other.network_  # the nodes of another composite's network, on its own sources X and y
+
+
+def test_a_node_of_another_composite_s_network_says_its_source_x_is_another_x():
+    """It said "Sources it reaches: X", though the X it reaches is the other network's, not the one given."""
+    other = TwoStage(Ridge(), StandardScaler()).fit(X_DATA, Y_DATA)
+    with pytest.raises(ww.GraphError, match=r"Sources it reaches: X \(another source of that name: not the one given "
+                       r"to network\(\), perhaps one of another network\)\. Build every node from them"):
+        ReusesANetwork(other).fit(X_DATA, Y_DATA)
+
+
 def test_the_work_of_building_a_network_and_building_it_again_grows_linearly_with_its_depth():
     """Each machine walked the ancestry of its training arguments to check they read only X, y and sample_weight:
     quadratic in the depth of the network, at its first fit and at each structural change. Counted in calls (not

@@ -197,6 +197,34 @@ class _Built:
         return self
 
 
+#: The outputs whose value is on the training data only (a composite's fit_predict, fit_transform): they may read y.
+_TRAINING_ONLY = frozenset({"fit_predict", "fit_transform"})
+
+
+def _not_from_X(owner: str, name: str, others: list[str | None], reads_X: bool) -> str:
+    """The message for an output ``name`` of ``owner.network()`` that reads the sources named ``others`` (``y``,
+    ``sample_weight``; ``reads_X``: X too) or none at all: the composite computes it from the ``X`` its caller
+    gives, alone."""
+    if not others:
+        what = f"reads no source, but {owner}.{name}(X) computes it from the X it is given"
+    else:
+        taken = "" if reads_X else f" (it would take X for {others[0]})"
+        what = f"reads {' and '.join(map(str, others))}, but {owner}.{name}(X) is given X alone{taken}"
+    return (
+        f"The {name} node of {owner}.network() {what}. Compute it from X: what a model learned from y reaches it "
+        "through that model's machine (class labels: ww.machine(LabelEncoder(), y) and its inverse_transform), and "
+        "a value of the training data alone can be a report node (report={...})."
+    )
+
+
+def _source_shown(source: Source, allowed: set[Source]) -> str:
+    """``source``'s name in an error about sources outside ``allowed``, saying when one outside has the name of
+    one inside (the X of another composite's network, say)."""
+    if source in allowed or source.name not in {s.name for s in allowed}:
+        return source.name or "<unnamed source>"
+    return f"{source.name} (another source of that name: not the one given to network(), perhaps one of another network)"
+
+
 class _ComposedNetwork:
     """The network of a :class:`~wirework.compose.composite.Composite` (a base of it, and of nothing else)."""
 
@@ -263,14 +291,19 @@ class _ComposedNetwork:
         allowed = {X, *([] if y is None else [y]), *([] if w is None else [w])}
         machines = training_order(signature.nodes())
         self._refuse_shared_names(machines)
-        for name, node in [*signature.items(), *signature.report.items()]:
-            foreign = [s for s in upstream_sources([node]) if s not in allowed]
+        outputs = [(name, node, True) for name, node in signature.items()]
+        for name, node, operation in [*outputs, *((name, node, False) for name, node in signature.report.items())]:
+            reached = upstream_sources([node])
+            foreign = [s for s in reached if s not in allowed]
             if foreign:
-                reachable = ", ".join(s.name or "<unnamed source>" for s in node.sources()) or "none"
+                reachable = ", ".join(_source_shown(s, allowed) for s in reached)
                 raise GraphError(
                     f"The {name} node of {type(self).__name__}.network() depends on sources that are not the X, y or "
                     f"sample_weight given to network(). Sources it reaches: {reachable}. Build every node from them."
                 )
+            if operation and name not in _TRAINING_ONLY and reached != (X,):
+                others = [s.name for s in reached if s is not X]
+                raise GraphError(_not_from_X(type(self).__name__, name, others, X in reached))
         mach = reading_outside(machines, allowed)  # one walk: a walk per machine was quadratic in the depth
         if mach is not None:
             raise GraphError(
