@@ -513,6 +513,23 @@ def test_missing_target_and_bad_signature_values():
         ww.Signature(predict=np.zeros(3))
 
 
+def test_a_signature_given_a_misspelt_output_or_a_report_that_is_no_dict_says_so():
+    """A misspelt output was Python's TypeError ("unexpected keyword argument"), not a wirework error; a report given
+    as a list failed in dict() ("cannot convert dictionary update sequence"), one given as a node asked for its
+    truth value, a string was a ValueError of dict()."""
+    X, y = ww.source(name="X"), ww.source(name="y")
+    ridge = ww.machine(Ridge(), X, y)
+    with pytest.raises(ww.ArgumentError, match=r"ww\.Signature got predicts= \(did you mean predict=\?\), which names "
+                       r"no output of a network\. Its outputs: predict=, predict_proba=.*report=\{\.\.\.\}"):
+        ww.Signature(predicts=ridge.predict(X))
+    for report in ([ridge.predict(X)], ridge.predict(X), "mean"):
+        with pytest.raises(ww.ArgumentError, match=r"Expected report= to be a dict mapping names \(str\) to nodes\. "
+                           r"Received: (list|wirework\.DynamicNode|str)"):
+            ww.Signature(predict=ridge.predict(X), report=report)
+    with pytest.raises(ww.ArgumentError, match=r"Received: wirework\.Machine .*Give one of its nodes, mach\.predict\(X\)"):
+        ww.Signature(predict=ridge)
+
+
 def test_fit_errors_keep_their_builtin_class():
     data = X_DATA.copy()
     data[0, 0] = np.nan

@@ -2,12 +2,13 @@
 
 from __future__ import annotations
 
+import difflib
 from collections.abc import Iterator, Mapping
 from typing import Any
 
 from wirework.errors import ArgumentError, GraphError
 from wirework.graph.data import describe
-from wirework.graph.machines import OPERATIONS
+from wirework.graph.machines import OPERATIONS, Machine
 from wirework.graph.nodes import Node
 
 __all__ = ["Signature"]
@@ -53,7 +54,10 @@ class Signature(Mapping):
         fit_predict: Node | None = None,
         fit_transform: Node | None = None,
         report: Mapping[str, Node] | None = None,
+        **others: Any,
     ) -> None:
+        if others:
+            raise ArgumentError(_unknown(others))
         given = {
             "predict": predict,
             "predict_proba": predict_proba,
@@ -72,11 +76,17 @@ class Signature(Mapping):
             if value is None:
                 continue
             if not isinstance(value, Node):
-                raise ArgumentError(f"Expected a node for {name}= in ww.Signature. Received: {describe(value)}.")
+                hint = f" Give one of its nodes, mach.{name}(X)." if isinstance(value, Machine) else ""
+                raise ArgumentError(f"Expected a node for {name}= in ww.Signature. Received: {describe(value)}.{hint}")
             self._operations[name] = value
         if not self._operations:
             raise GraphError(
                 "A signature needs at least one operation node (predict=, transform=, …). Received none."
+            )
+        if report is not None and not isinstance(report, Mapping):
+            raise ArgumentError(
+                f"Expected report= to be a dict mapping names (str) to nodes. Received: {describe(report)}. "
+                "Write report={'name': node}."
             )
         report = dict(report or {})
         for key, value in report.items():
@@ -112,6 +122,17 @@ class Signature(Mapping):
 
     def __reduce__(self) -> tuple[Any, ...]:
         return (_rebuild, (self._operations, self.report))
+
+
+def _unknown(others: dict[str, Any]) -> str:
+    """The message for keywords ``others`` that name no output of a signature (``predicts=``, say)."""
+    names = sorted(others)
+    close = {name: difflib.get_close_matches(name, [*OPERATIONS, "report"], n=1) for name in names}
+    hints = [f"{name}= (did you mean {match[0]}=?)" if match else f"{name}=" for name, match in close.items()]
+    return (
+        f"ww.Signature got {', '.join(hints)}, which names no output of a network. Its outputs: "
+        f"{', '.join(f'{op}=' for op in OPERATIONS)}, and report={{...}} for nodes of any other name."
+    )
 
 
 def _rebuild(operations: dict[str, Node], report: dict[str, Node]) -> Signature:
