@@ -4,8 +4,10 @@ import numpy as np
 import pandas as pd
 import pytest
 import scipy.sparse as sp
+import sklearn
 from sklearn.linear_model import Ridge
 from sklearn.model_selection import KFold
+from sklearn.preprocessing import MinMaxScaler, StandardScaler
 
 import wirework as ww
 
@@ -72,6 +74,24 @@ def test_hcat_with_pandas_aligns_by_position_and_keeps_the_first_index():
     assert isinstance(out, pd.DataFrame)
     assert out.index.tolist() == [5, 6] and out.columns.tolist() == ["a", "b", "x2"]
     assert out.to_numpy().tolist() == [[1, 3, 7], [2, 4, 8]]
+
+
+def test_hcat_gives_a_name_that_several_tables_give_each_table_s_position_so_scikit_learn_takes_the_frame():
+    """Two scalers' pandas output (``x0``, ``x1``…), or such a frame beside a 1-D prediction at position 1 (named
+    ``x1``), joined into a frame with two columns of one name, which every scikit-learn model refused (narwhals'
+    DuplicateError, inside a MachineFitError): the same network fitted with numpy output and failed with
+    ``set_output(transform="pandas")``."""
+    X = np.random.RandomState(0).rand(6, 3)
+    with sklearn.config_context(transform_output="pandas"):
+        scaled, ranged = StandardScaler().fit_transform(X), MinMaxScaler().fit_transform(X)
+    joined = ww.hcat(scaled, np.arange(6.0))
+    assert joined.columns.tolist() == ["x0", "x0_x1", "x2", "x1_x1"]
+    assert joined.to_numpy().tolist() == np.column_stack([scaled, np.arange(6.0)]).tolist()
+    both = ww.hcat(scaled, ranged, pd.Series(np.ones(6), name="p"), pd.Series(np.zeros(6), name="p"))
+    assert both.columns.tolist() == [*(f"x0_x{k}" for k in range(3)), *(f"x1_x{k}" for k in range(3)), "x2_p", "x3_p"]
+    y = X @ [1.0, 2.0, 3.0]
+    assert Ridge().fit(both, y).predict(both).shape == (6,)  # no DuplicateError
+    assert ww.hcat(scaled, pd.DataFrame({"a": np.ones(6)})).columns.tolist() == ["x0", "x1", "x2", "a"]  # unchanged
 
 
 def test_hcat_sparse_gives_csr():

@@ -42,7 +42,10 @@ def hcat(*tables: Any) -> Any:
     gives a CSR matrix; any pandas object gives a DataFrame with the index of
     the first pandas argument (other arguments are aligned by position, never
     by index label); numpy columns are named ``x<position>``, and when the
-    labels would mix types they all become strings.
+    labels would mix types they all become strings. A name that several
+    tables give (two scalers' ``x0``, or a frame's ``x1`` and the 1-D array
+    at position 1) is prefixed with each one's position (``x0_x1``,
+    ``x1_x1``): scikit-learn refuses a frame with two columns of one name.
 
     Examples
     --------
@@ -76,13 +79,28 @@ def hcat(*tables: Any) -> Any:
                 frame = pd.DataFrame(array, columns=names)
             frames.append(frame.set_axis(index, axis=0))
         joined = pd.concat(frames, axis=1)
-        if not all(isinstance(c, str) for c in joined.columns):
-            joined.columns = [str(c) for c in joined.columns]  # scikit-learn needs one label type
+        labels = list(joined.columns)
+        if not all(isinstance(c, str) for c in labels):
+            labels = joined.columns = [str(c) for c in labels]  # scikit-learn needs one label type
+        if len(set(labels)) < len(labels):  # several tables give one name: scikit-learn refuses such a frame
+            joined.columns = _apart_by_position(labels, [frame.shape[1] for frame in frames])
         return joined
     if any(sp.issparse(t) for t in tables):
         columns = [t if sp.issparse(t) else np.asarray(t).reshape(n_rows(t), -1) for t in tables]
         return sp.hstack(columns, format="csr")
     return np.column_stack([np.asarray(t) for t in tables])
+
+
+def _apart_by_position(labels: list[str], widths: list[int]) -> list[str]:
+    """``labels`` of a join of tables ``widths`` columns wide, each label that more than one table gives prefixed
+    with its table's position (``x1_price``), as scikit-learn's ``FeatureUnion`` prefixes its transformers' names."""
+    positions = [position for position, width in enumerate(widths) for _ in range(width)]
+    tables: dict[str, set[int]] = {}
+    for label, position in zip(labels, positions):
+        tables.setdefault(label, set()).add(position)
+    return [
+        f"x{position}_{label}" if len(tables[label]) > 1 else label for label, position in zip(labels, positions)
+    ]
 
 
 @lift
