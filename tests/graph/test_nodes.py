@@ -133,6 +133,38 @@ def test_the_suggested_static_node_compares_and_equality_stays_identity():
     assert {X: "kept"}[X] == "kept" and X in [X + 1, X]
 
 
+@pytest.mark.parametrize(
+    ("apply", "shown", "build"),
+    [
+        (np.log, r"np\.log\(X\)", r"ww\.node\(np\.log, X\)"),
+        (lambda X: np.maximum(X, 0), r"np\.maximum\(X, 0\)", r"ww\.node\(np\.maximum, X, 0\)"),
+        (lambda X: np.ones(3) ** X, r"np\.power\(numpy\.ndarray of shape \(3,\), X\)", r"ww\.node\(np\.power, value, X\)"),
+        (np.add.reduce, r"np\.add\.reduce\(X\)", r"ww\.node\(np\.add\.reduce, X\)"),
+    ],
+)
+def test_numpy_functions_of_elements_on_a_node_say_to_build_a_static_node(apply, shown, build):
+    """np.log(y), as a target transform would be written, said only "operand 'Source' does not support ufuncs
+    (__array_ufunc__=None)"."""
+    X = ww.source(np.array([1.0, 2.0, 3.0]), name="X")
+    with pytest.raises(ww.LazyNodeError, match=f"cannot compute on a node: a node is lazy.*Received: {shown}\\. "
+                       f"Build a static node that applies it when the network runs, {build}, or decorate"):
+        apply(X)
+    with pytest.raises(TypeError):  # what numpy raised before: code catching it still does
+        apply(X)
+
+
+def test_arithmetic_with_numpy_on_either_side_builds_the_same_nodes_as_before():
+    X = ww.source(np.array([1.0, 2.0, 4.0]), name="X")
+    ones, two = np.ones(3), np.float64(2.0)
+    built = [ones + X, ones - X, two * X, ones / X, np.add(X, 1), X * two]
+    assert [repr(n) for n in built] == [
+        "(array<(3,)> + X)", "(array<(3,)> - X)", "(np.float64(2.0) * X)", "(array<(3,)> / X)", "(X + 1)",
+        "(X * np.float64(2.0))",
+    ]
+    assert [n().tolist() for n in built] == [[2, 3, 5], [0, -1, -3], [2, 4, 8], [1, 0.5, 0.25], [2, 3, 5], [2, 4, 8]]
+    assert (ones == X) is False and (ones != X) is True  # identity, as == and != of nodes
+
+
 # -- bad input: one clear error each (acceptance 6) --------------------------
 
 

@@ -18,6 +18,8 @@ import types
 from collections.abc import Callable, Mapping
 from typing import TYPE_CHECKING, Any
 
+import numpy as np
+
 from wirework.errors import ArgumentError, DataError, LazyNodeError
 from wirework.graph._calling import _Calling, _source_label, apply_failure, evaluate
 from wirework.graph._node_pickling import _blank, _Pickled
@@ -55,7 +57,6 @@ class Node(_Calling, _Pickled):
 
     kind: str = "node"
     __slots__ = ("parents", "_order", "_sources", "_training", "_stamp", "__weakref__")
-    __array_ufunc__ = None  # numpy defers ``array + node`` to the node
 
     def __init__(self, parents: tuple[Node, ...]) -> None:
         self.parents = parents
@@ -185,6 +186,22 @@ class Node(_Calling, _Pickled):
 
     def __ge__(self, other: Any) -> bool:
         raise self._unordered(">=", "ge", other)
+
+    def __array_ufunc__(self, ufunc: Any, method: str, *inputs: Any, **kwargs: Any) -> Any:
+        """numpy's hook for a ufunc given a node: ``array + node`` (``-``, ``*``, ``/``) is the node arithmetic
+        builds, ``array == node`` compares by identity and ``array < node`` raises as ``node > array`` does; any
+        other ufunc (``np.log(X)``) is a ``LazyNodeError`` saying to build a static node (numpy's own error said only
+        that a node "does not support ufuncs")."""
+        if method == "__call__" and not kwargs and len(inputs) == 2:
+            left, right = inputs
+            if ufunc in _ARITHMETIC:
+                return _binary(*_ARITHMETIC[ufunc], left, right)
+            if ufunc is np.equal or ufunc is np.not_equal:  # as == and != without the hook: identity
+                return (left is right) is (ufunc is np.equal)
+            if ufunc in _ORDERINGS:
+                symbol, name, reflected = _ORDERINGS[ufunc]
+                raise self._unordered(symbol, name, right) if left is self else self._unordered(*reflected, left)
+        raise _no_ufunc(ufunc, method, inputs)
 
     # -- arithmetic and selection give static nodes ------------------------
 
@@ -465,6 +482,32 @@ def _refuse_nested(function: Callable[..., Any], args: tuple, kwargs: Mapping[st
                 "is not computed. Pass each node as its own argument, e.g. ww.hcat(a, b) or "
                 "ww.node(lambda *parts: np.column_stack(parts), a, b)."
             )
+
+
+#: numpy's ufuncs that arithmetic on nodes gives, and the comparisons that raise (with their reflections).
+_ARITHMETIC = {np.add: (operator.add, "+"), np.subtract: (operator.sub, "-"), np.multiply: (operator.mul, "*"),
+               np.true_divide: (operator.truediv, "/")}
+_ORDERINGS = {np.less: ("<", "lt", (">", "gt")), np.less_equal: ("<=", "le", (">=", "ge")),
+              np.greater: (">", "gt", ("<", "lt")), np.greater_equal: (">=", "ge", ("<=", "le"))}
+
+
+def _no_ufunc(ufunc: Any, method: str, inputs: tuple) -> LazyNodeError:
+    """The error for numpy's ``ufunc`` (its ``method``) given ``inputs``, a node among them."""
+    from wirework.graph.inspect import formulas
+
+    shown = iter(formulas([item for item in inputs if isinstance(item, Node)]))
+    received, written = [], []
+    for item in inputs:
+        plain = isinstance(item, (int, float)) and len(repr(item)) <= 40
+        text = next(shown) if isinstance(item, Node) else repr(item) if plain else None
+        received.append(text or describe(item))
+        written.append(text or "value")
+    call = f"np.{ufunc.__name__}" + ("" if method == "__call__" else f".{method}")
+    return LazyNodeError(
+        f"{call} cannot compute on a node: a node is lazy and has no value until it is called. Received: "
+        f"{call}({', '.join(received)}). Build a static node that applies it when the network runs, "
+        f"ww.node({call}, {', '.join(written)}), or decorate a function of your own with @ww.lift."
+    )
 
 
 def _binary(function: Callable[[Any, Any], Any], symbol: str, left: Any, right: Any) -> StaticNode:
