@@ -530,6 +530,17 @@ def test_a_signature_given_a_misspelt_output_or_a_report_that_is_no_dict_says_so
         ww.Signature(predict=ridge)
 
 
+def test_a_signature_s_repr_names_each_machine_once_across_its_outputs():
+    """Each output was numbered on its own: m1 was the Ridge in predict and the PCA in transform."""
+    X, y = ww.source(name="X"), ww.source(name="y")
+    Z = ww.machine(StandardScaler(), X).transform(X)
+    pca, ridge = ww.machine(PCA(2), Z), ww.machine(Ridge(), Z, y)
+    signature = ww.Signature(predict=ridge.predict(Z), transform=pca.transform(Z), report={"z": Z})
+    assert repr(signature) == (
+        "Signature(predict=predict(m1, transform(m2, X)), transform=transform(m3, transform(m2, X)), report=['z'])"
+    )
+
+
 def test_fit_errors_keep_their_builtin_class():
     data = X_DATA.copy()
     data[0, 0] = np.nan

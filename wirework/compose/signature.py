@@ -115,7 +115,11 @@ class Signature(Mapping):
         return [*self._operations.values(), *self.report.values()]
 
     def __repr__(self) -> str:
-        parts = [f"{name}={node!r}" for name, node in self._operations.items()]
+        from wirework.graph.inspect import formulas
+
+        # named once across the outputs: m1 is one machine in every one of them
+        shown = formulas(list(self._operations.values()))
+        parts = [f"{name}={text}" for name, text in zip(self._operations, shown)]
         if self.report:
             parts.append(f"report={sorted(self.report)}")
         return f"Signature({', '.join(parts)})"
