@@ -1408,6 +1408,21 @@ def test_a_density_composite_scores_by_its_network():
     assert density.fit(X).score(X) == KernelDensity().fit(X).score(X)
 
 
+def _density_per_row(self, X, y=None):
+    return ww.Signature(score=ww.machine(self.model, X, name="density").score_samples(X))  # one score per row
+
+
+def test_a_score_output_that_gives_more_than_one_number_says_so():
+    """A score output given a node of one score per row failed in float() with NumPy's TypeError ("only
+    0-dimensional arrays can be converted to Python scalars")."""
+    X = load_iris().data
+    density = _with_mixin(DensityMixin, _density_per_row)(KernelDensity()).fit(X)
+    with pytest.raises(ww.GraphError, match=r"DensityMixinComposite\.score gives its network's score output, which "
+                       r"must be one number.*It gave numpy\.ndarray of shape \(150,\)\. A score per row is score_samples"):
+        density.score(X)
+    assert density.score(X[:1]) == KernelDensity().fit(X).score_samples(X[:1])[0]  # one row: one number
+
+
 def test_a_regressor_composite_scored_without_y_says_what_it_needs():
     model = two_stage().fit(X_DATA, Y_DATA)
     assert model.score(X_DATA, Y_DATA) == Pipeline([("s", StandardScaler()), ("r", Ridge())]).fit(X_DATA, Y_DATA).score(X_DATA, Y_DATA)

@@ -21,7 +21,8 @@ from sklearn.metrics import accuracy_score, r2_score
 from sklearn.utils._set_output import ADAPTERS_MANAGER, _get_output_config, _wrap_data_with_container
 from sklearn.utils.metaestimators import available_if
 
-from wirework.errors import ArgumentError, DataError, ParameterError, UnavailableError
+from wirework.errors import ArgumentError, DataError, GraphError, ParameterError, UnavailableError
+from wirework.graph.data import describe
 from wirework.graph.nodes import Node, Source
 from wirework.compose import _params
 
@@ -276,7 +277,7 @@ class _ComposedOutputs:
             return self._supervised_score(X, y, sample_weight, kind, params)
         if sample_weight is not None or params:
             return self._weighted_score(X, y, sample_weight, params)
-        return float(self._run("score", X))
+        return _one_number(self, self._run("score", X))
 
     def _supervised_score(self, X: Any, y: Any, sample_weight: Any, kind: str, params: dict[str, Any]) -> float:
         """A classifier's or regressor's :meth:`score`: accuracy or R² of its predictions, as scikit-learn's mixins
@@ -352,6 +353,17 @@ def _names_out(owner: Composite, node: Node, X: Source, names: np.ndarray) -> An
             "get_feature_names_out in the composite."
         )
     return model.get_feature_names_out(inner)
+
+
+def _one_number(owner: Composite, value: Any) -> float:
+    """``value``, the network's ``score`` output, as a float; a ``GraphError`` when it is not one number."""
+    if np.ndim(value) != 0 and np.size(value) != 1:
+        raise GraphError(
+            f"{type(owner).__name__}.score gives its network's score output, which must be one number (a model's "
+            f"score of its input, mach.score(X)). It gave {describe(value)}. A score per row is score_samples: "
+            "give that node as ww.Signature(score_samples=...)."
+        )
+    return float(np.asarray(value).reshape(()))
 
 
 def _has_parameter(method: Callable[..., Any], name: str) -> bool:
