@@ -28,6 +28,7 @@ from sklearn.cluster import DBSCAN, KMeans
 from sklearn.datasets import load_breast_cancer, load_diabetes, load_iris
 from sklearn.decomposition import PCA
 from sklearn.exceptions import NotFittedError
+from sklearn.feature_extraction.text import TfidfVectorizer
 from sklearn.ensemble import BaggingRegressor, IsolationForest
 from sklearn.linear_model import Lasso, LogisticRegression, Ridge
 from sklearn.manifold import TSNE
@@ -1421,6 +1422,37 @@ def test_a_score_output_that_gives_more_than_one_number_says_so():
                        r"must be one number.*It gave numpy\.ndarray of shape \(150,\)\. A score per row is score_samples"):
         density.score(X)
     assert density.score(X[:1]) == KernelDensity().fit(X).score_samples(X[:1])[0]  # one row: one number
+
+
+class Texts(ClassifierMixin, ww.Composite):
+    """A composite of one's own whose first model takes texts."""
+
+    def __init__(self, C=1.0):
+        self.C = C
+
+    def network(self, X, y=None):
+        words = ww.machine(TfidfVectorizer(), X, name="words").transform(X)
+        return ww.Signature(predict=ww.machine(LogisticRegression(C=self.C), words, y, name="logistic").predict(words))
+
+
+class RawTexts(Texts):
+    def _raw_input(self):
+        return True
+
+
+def test_texts_refused_by_a_composite_of_one_s_own_say_how_to_hand_them_on():
+    """scikit-learn's message alone said to reshape the texts into a column, which TfidfVectorizer refuses."""
+    texts, y = ["good movie", "bad movie", "great film", "awful film"] * 5, [1, 0, 1, 0] * 5
+    with pytest.raises(ww.DataError, match=r"(?s)Texts\.fit cannot use the data it received: Expected 2D array.*Reshape "
+                       r"your data.* If the first model of its network takes X as it is \(texts for a TfidfVectorizer, "
+                       r"dicts for a DictVectorizer\), give Texts a _raw_input\(self\) method returning True"):
+        Texts().fit(texts, y)
+    with pytest.raises(ww.DataError, match=r"if it contains a single sample\.$"):  # numbers: scikit-learn's advice alone
+        Texts().fit(np.arange(20.0), y)
+    with pytest.raises(ww.DataError, match=r"if it contains a single sample\.$"):  # a recipe knows its own first step
+        ww.Pipeline([("scale", StandardScaler()), ("logistic", LogisticRegression())]).fit(texts, y)
+    expected = make_pipeline(TfidfVectorizer(), LogisticRegression()).fit(texts, y).predict(["good film", "awful movie"])
+    np.testing.assert_array_equal(RawTexts().fit(texts, y).predict(["good film", "awful movie"]), expected)
 
 
 def test_a_regressor_composite_scored_without_y_says_what_it_needs():

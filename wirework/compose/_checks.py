@@ -73,7 +73,7 @@ class _ComposedChecks:
                 sample_weight = _check_sample_weight(sample_weight, checked_X)
         except (ValueError, TypeError) as error:
             self._restore_input(kept)  # as the last fit left them (the check resets them)
-            raise _unusable(self, "fit", error) from error
+            raise _unusable(self, "fit", error, _raw_advice(self, X, common["raw"])) from error
         if isinstance(y, (pd.Series, pd.DataFrame)) and checked_y.shape == y.shape:
             checked_y = y  # as scikit-learn's Pipeline hands it on: several targets keep their column names
         return (X if isinstance(X, pd.DataFrame) else checked_X), checked_y, sample_weight
@@ -208,7 +208,27 @@ def _classes(y: Any) -> Any:
     return np.unique(y)
 
 
-def _unusable(owner: Composite, method: str, error: Exception) -> WireworkError:
+def _raw_advice(owner: Composite, X: Any, raw: bool) -> str:
+    """What to add to the error of a check that refused ``X``: for values in one dimension that are not numbers
+    (texts, dicts), which the first model of a composite's own network may take as they are, how to hand them on
+    unchecked (its ``_raw_input``); else nothing."""
+    defined = next(kind for kind in type(owner).__mro__ if "_raw_input" in vars(kind))
+    if raw or defined.__qualname__ != "Composite" or np.ndim(X) != 1 or sp.issparse(X):  # a recipe decides itself
+        return ""
+    try:
+        numeric = np.issubdtype(np.asarray(X).dtype, np.number)
+    except Exception:  # values NumPy cannot hold in one array: not numbers
+        numeric = False
+    if numeric:
+        return ""
+    return (
+        f" If the first model of its network takes X as it is (texts for a TfidfVectorizer, dicts for a "
+        f"DictVectorizer), give {type(owner).__name__} a _raw_input(self) method returning True: X then reaches "
+        "the network unchecked but for its number of rows."
+    )
+
+
+def _unusable(owner: Composite, method: str, error: Exception, advice: str = "") -> WireworkError:
     """scikit-learn's check of the data given to ``owner.<method>`` failed: its message, as a wirework error.
 
     A ``DataError`` (a ``ValueError``), or an ``ArgumentError`` (a
@@ -216,4 +236,4 @@ def _unusable(owner: Composite, method: str, error: Exception) -> WireworkError:
     error is chained as the cause.
     """
     kind = ArgumentError if isinstance(error, TypeError) and not isinstance(error, ValueError) else DataError
-    return kind(f"{type(owner).__name__}.{method} cannot use the data it received: {brief(error)}.")
+    return kind(f"{type(owner).__name__}.{method} cannot use the data it received: {brief(error)}.{advice}")
