@@ -434,6 +434,15 @@ def test_signature_node_that_does_not_descend_from_the_sources():
         TrainsOnForeignData().fit(X_DATA, Y_DATA)
 
 
+def test_a_machine_trained_on_data_of_its_own_in_a_network_names_what_it_reaches():
+    """The error named the machine only: data given to ww.machine() itself, a source of its own, was not shown."""
+    with pytest.raises(ww.GraphError, match=r"Machine \(Ridge\) in TrainsOnForeignData\.network\(\) trains on data that "
+                       r"does not come from the X, y or sample_weight given to network\(\): it reaches <unnamed source> "
+                       r"holding numpy\.ndarray of shape \(442, 10\), <unnamed source> holding numpy\.ndarray of shape "
+                       r"\(442,\)\. Build every training argument from them \(data given to ww\.machine\(\) itself"):
+        TrainsOnForeignData().fit(X_DATA, Y_DATA)
+
+
 class PredictsFromTheTarget(RegressorMixin, ww.Composite):
     """An output that reads y: at prediction time the composite gives its outputs X alone."""
 

@@ -221,7 +221,8 @@ def _source_shown(source: Source, allowed: set[Source]) -> str:
     """``source``'s name in an error about sources outside ``allowed``, saying when one outside has the name of
     one inside (the X of another composite's network, say)."""
     if source in allowed or source.name not in {s.name for s in allowed}:
-        return source.name or "<unnamed source>"
+        held = "" if source in allowed or source.data is None else f" holding {describe(source.data)}"
+        return (source.name or "<unnamed source>") + held
     return f"{source.name} (another source of that name: not the one given to network(), perhaps one of another network)"
 
 
@@ -306,9 +307,11 @@ class _ComposedNetwork:
                 raise GraphError(_not_from_X(type(self).__name__, name, others, X in reached))
         mach = reading_outside(machines, allowed)  # one walk: a walk per machine was quadratic in the depth
         if mach is not None:
+            outside = ", ".join(_source_shown(s, allowed) for s in upstream_sources(mach.args) if s not in allowed)
             raise GraphError(
                 f"{mach._title()} in {type(self).__name__}.network() trains on data that does not come from "
-                "the X, y or sample_weight given to network(). Build every training argument from them."
+                f"the X, y or sample_weight given to network(): it reaches {outside}. Build every training argument "
+                "from them (data given to ww.machine() itself becomes a source of its own)."
             )
         aliases = self._aliases([m.name for m in machines])
         # The constants as built: one changed in place later (a cv splitter's n_splits) is then a change.
