@@ -236,6 +236,14 @@ def test_non_node_non_data_arguments():
         ww.machine(Ridge(), X_DATA, "target")
     with pytest.raises(TypeError, match="Received: NoneType None"):
         ww.machine(Ridge(), X_DATA, None)
+    # a composite's network(X, y=None) fitted without y: it said only what it received
+    with pytest.raises(ww.ArgumentError, match=r"training argument y of ww\.machine\(\) for Ridge\. Received: NoneType None\. "
+                       r"In a composite's network\(X, y=None\), y is None when fit\(\) was called without it: fit with "
+                       r"it, or build the machine without it \(ww\.machine\(model, X\) for a model that learns without"):
+        ww.machine(Ridge(), X_DATA, None)
+    with pytest.raises(ww.ArgumentError, match=r"training argument sample_weight of ww\.machine\(\) for Ridge\. .*"
+                       r"build the machine without it\.$"):
+        ww.machine(Ridge(), X_DATA, Y_DATA, None)
     with pytest.raises(ww.ArgumentError, match=r"Expected a model with a fit\(\) method.*Received: str 'ridge'"):
         ww.machine("ridge", X_DATA)
     with pytest.raises(ww.ArgumentError, match="Expected data.*for a source. Received: dict"):

@@ -548,5 +548,13 @@ def machine(model: Any, *args: Any, name: str | None = None) -> Machine:
             f"for {type(model).__name__}. Received {len(args)}."
         )
     slots = ("X", "y", "sample_weight")
+    slot = next((slot for slot, arg in zip(slots, args) if arg is None), None)
+    if slot is not None:  # a composite's network() given no y (fit(X) alone), say
+        without = " (ww.machine(model, X) for a model that learns without a target)" if slot == "y" else ""
+        raise ArgumentError(
+            f"Expected a node or data as training argument {slot} of ww.machine() for {type(model).__name__}. "
+            f"Received: NoneType None. In a composite's network(X, y=None), {slot} is None when fit() was called "
+            f"without it: fit with it, or build the machine without it{without}."
+        )
     nodes = tuple(_as_node(a, f"training argument {slots[i]} of ww.machine()") for i, a in enumerate(args))
     return Machine(model, nodes, name=name)
