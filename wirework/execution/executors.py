@@ -493,7 +493,9 @@ class DaskExecutor(Executor):
             return value
         found = self._scattered.get(id(value))
         if found is None or found[0] is not value:
-            found = (value, self._client().scatter(value, direct=False))
+            # A key of its own (not the data's hash): the same data scattered by the last pass is being released
+            # under its hash, and Dask then cancels the fits that need it ('lost dependencies').
+            found = (value, self._client().scatter(value, direct=False, hash=False))
             self._scattered[id(value)] = found
             self.scatters += 1
         return found[1]
@@ -532,7 +534,10 @@ class DaskExecutor(Executor):
     def wait_all(self, futures: list[Any]) -> list[Any]:
         import distributed
 
-        distributed.wait(futures)
+        try:
+            distributed.wait(futures)
+        except cf.CancelledError:  # raised once all are done when some were cancelled: each fails its machine
+            pass
         return list(futures)
 
     def cancel(self, futures: list[Any]) -> None:
