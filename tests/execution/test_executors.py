@@ -202,6 +202,42 @@ def test_parallel_fits_limit_inner_threads(kind, request):
         assert set(mach.fitted_model.threads_.values()) == {expected}
 
 
+def shared_executor(kind, request):
+    if kind == "dask":  # every value scattered, every array memory-mapped: the state a pass keeps
+        return ww.DaskExecutor(request.getfixturevalue("dask_client"), scatter_bytes=0)
+    return ww.ProcessExecutor(2, mmap_bytes=0) if kind == "processes" else ww.ThreadExecutor(2)
+
+
+@pytest.mark.parametrize("kind", ["threads", "processes", "dask"])
+def test_passes_at_once_on_one_executor_keep_their_own_pool_files_and_data(kind, request):
+    """Clones of a composite share its executor, and joblib's threading backend fits them at once: the first pass
+    to end shut down the others' thread pool ('cannot schedule new futures after shutdown'), removed their
+    memory-mapped files (FileNotFoundError), or took their Dask futures (StopIteration)."""
+    from joblib import parallel_config
+    from sklearn.model_selection import GridSearchCV
+
+    def search(**options):
+        model = ww.Stack([("probe", ThreadProbe(sleep=0.05)), ("ridge", Ridge())], Ridge(), cv=KFold(3), **options)
+        return GridSearchCV(model, {"final_estimator__alpha": [0.1, 1.0, 10.0]}, cv=2, n_jobs=2, error_score="raise")
+
+    X, y = X_DATA[:100], Y_DATA[:100]
+    expected = search().fit(X, y).cv_results_["mean_test_score"]
+    executor = shared_executor(kind, request)
+    with parallel_config(backend="threading"):
+        found = search(executor=executor).fit(X, y).cv_results_["mean_test_score"]
+    assert np.array_equal(found, expected)
+
+
+def test_a_composite_nested_in_another_may_share_its_executor():
+    """The inner pass shut down the outer pass's thread pool (AssertionError: open() the executor first)."""
+    executor = ww.ThreadExecutor(2)
+    inner = ww.Pipeline([("probe", ThreadProbe(sleep=0.05))], executor=executor)
+    model = ww.Stack([("inner", inner), ("slow", ThreadProbe(sleep=0.2))], Ridge(), cv=KFold(3), executor=executor)
+    model.fit(X_DATA, Y_DATA)
+    assert set(actions(model).values()) == {"trained"}
+    assert executor._pool is None  # the executor itself keeps no pass's pool
+
+
 def test_sequential_fit_keeps_all_threads():
     X, y = ww.source(X_DATA, name="X"), ww.source(Y_DATA, name="y")
     mach = ww.machine(ThreadProbe(), X, y)
@@ -608,9 +644,7 @@ def test_limits_of_overlapping_passes_are_restored_by_the_last():
     with threadpool_limits(limits=2, user_api="blas"):  # more than one thread to begin with, whatever the shell set
         before = blas()
         assert before == {2}
-        first, second = ww.ThreadExecutor(2), ww.ThreadExecutor(2)
-        first.open()
-        second.open()
+        first, second = ww.ThreadExecutor(2).open(), ww.ThreadExecutor(2).open()  # each the executor of a pass
         first.close()
         assert blas() == {1}  # the second pass still fits
         second.close()

@@ -20,6 +20,7 @@ import os
 import pickle
 import sys
 import tempfile
+import threading
 from collections.abc import Callable, Iterable
 from typing import Any
 
@@ -51,11 +52,35 @@ class Executor:
     #: fit pass does not copy them first (see :mod:`wirework.graph.kept`).
     pickles_values = False
 
-    def open(self) -> None:
-        """Prepare for one fit pass (start pools, connect)."""
+    #: The executor a pass copy was made from (see :meth:`_for_pass`); ``None`` for the executor itself.
+    _owner: Any = None
+
+    def open(self) -> Executor:
+        """Prepare for one fit pass (start pools, connect) and return the executor that runs it, whose
+        :meth:`close` ends the pass: this one when it keeps no state for a pass, else a copy of it with a state of
+        its own (:meth:`_for_pass`)."""
+        return self
 
     def close(self) -> None:
         """End one fit pass (forget per-pass state such as scattered data)."""
+
+    def _fresh(self) -> None:
+        """Set the state of one pass to what it is before the pass opens."""
+
+    def _for_pass(self) -> Any:
+        """A copy of this executor (its settings, and a state of its own) to run one pass.
+
+        Passes may run at once on one executor: clones of a composite share
+        it (GridSearchCV with a threading backend fits them in threads), and
+        so does a composite nested in another given the same executor. Each
+        pass then keeps its own pool, mapped files or scattered data, which
+        another pass can neither replace nor shut down.
+        """
+        twin = object.__new__(type(self))
+        twin.__dict__.update(self.__dict__)
+        twin._owner = self
+        twin._fresh()
+        return twin
 
     def submit(self, model: Any, values: list[Any], how: How) -> Any:
         """Start fitting ``model`` on ``values``; return a future of :func:`run_job`'s ``(fitted, output, seconds)``."""
@@ -180,20 +205,24 @@ class ThreadExecutor(Executor):
 
     def __init__(self, n_jobs: int | None = None) -> None:
         self.workers = _workers(n_jobs)
+        self._fresh()
+
+    def _fresh(self) -> None:
         self._pool: cf.ThreadPoolExecutor | None = None
         self._holding = False  # the process-wide limits, for the pass
         self._joblib = (1, 0)  # the cap of joblib's loops in each fit, and the nesting level of the pass's thread
         self._abandoned = False
 
-    def open(self) -> None:
-        self._abandoned = False
-        threads = inner_threads(self.workers)
+    def open(self) -> ThreadExecutor:
+        run = self._for_pass()  # a pool of its own: another pass on this executor cannot shut it down
+        threads = inner_threads(run.workers)
         # BLAS pools and LightGBM's cap are process-wide: limit them for the pass; OpenMP is per thread: limit it
         # in each worker; joblib's loops per fit, one level below this thread's (read here: it is thread-local).
         hold_limits(threads)
-        self._holding = True
-        self._joblib = (threads, joblib_level())
-        self._pool = cf.ThreadPoolExecutor(self.workers, initializer=limit_openmp, initargs=(threads,))
+        run._holding = True
+        run._joblib = (threads, joblib_level())
+        run._pool = cf.ThreadPoolExecutor(run.workers, initializer=limit_openmp, initargs=(threads,))
+        return run
 
     def cancel(self, futures: list[Any]) -> None:
         super().cancel(futures)
@@ -285,10 +314,13 @@ class ProcessExecutor(Executor):
                 "only share them."
             )
         self.mmap_bytes = mmap_bytes  # checked
+        self._fresh()
+
+    def _fresh(self) -> None:
         self._using = False  # this executor counts among the users of its pool (between open and close)
         self._folder: Any = None
         self._mapped: dict[int, tuple[Any, _Mapped]] = {}
-        self.mapped = 0  # arrays written during the last pass
+        self.mapped = 0  # arrays written during the pass (the executor itself: during the last pass to end)
         self._instead: Executor | None = None  # fits this pass in threads (or one at a time) instead
 
     def _ship(self, value: Any) -> Any:
@@ -319,14 +351,21 @@ class ProcessExecutor(Executor):
         if self._folder is not None:
             self._folder.cleanup()
             self._folder = None
+        if self._owner is not None:
+            self._owner.mapped = self.mapped
 
-    def open(self) -> None:
-        self.mapped = 0
-        self._instead = _nested_instead(self.workers)
-        self.pickles_values = self._instead is None  # in threads instead: the values are shared
-        if self._instead is not None:
-            self._instead.open()
-            return
+    def open(self) -> ProcessExecutor:
+        run = self._for_pass()  # files of its own: another pass on this executor cannot remove them
+        instead = _nested_instead(run.workers)
+        run.pickles_values = instead is None  # in threads instead: the values are shared
+        if instead is not None:
+            run._instead = instead.open()
+            return run
+        run._join_pool()
+        return run
+
+    def _join_pool(self) -> None:
+        """Count this pass among the users of the pool of its size, started if there is none."""
         with _POOLS:
             if self.workers not in _PROCESS_POOLS:
                 missing = _unimportable_main()
@@ -387,6 +426,9 @@ class ProcessExecutor(Executor):
         return results
 
 
+_CONNECTING = threading.Lock()  # held while a Dask executor finds or makes its client
+
+
 class DaskExecutor(Executor):
     """Fits on a Dask ``distributed`` cluster (extra ``wirework[dask]``).
 
@@ -436,12 +478,24 @@ class DaskExecutor(Executor):
         self.address = address
         self.retries = retries  # checked
         self.scatter_bytes = scatter_bytes  # checked
+        self._fresh()
+
+    def _fresh(self) -> None:
         self._scattered: dict[int, tuple[Any, Any]] = {}
         self._per_host: dict[str, int] | None = None
-        self.scatters = 0  # values scattered during the last pass
+        self.scatters = 0  # values scattered during the pass (the executor itself: during the last pass to end)
         self._completed: Any = None
 
     def _client(self) -> Any:
+        if self.client is None:
+            if self._owner is not None:  # a pass's copy: the executor's client, one for every pass
+                self.client = self._owner._client()
+            else:
+                with _CONNECTING:  # passes at once on this executor connect once
+                    self._connect()
+        return self.client
+
+    def _connect(self) -> None:
         try:
             import distributed
         except ImportError as error:  # pragma: no cover - depends on the install
@@ -466,7 +520,6 @@ class DaskExecutor(Executor):
                         f"executor=DaskExecutor(address={self.address!r}) could not reach a Dask scheduler there: "
                         f"{brief(error)}. Check that the scheduler runs and its address, or use executor='threads'."
                     ) from error
-        return self.client
 
     @property
     def workers(self) -> int:  # type: ignore[override]
@@ -477,15 +530,14 @@ class DaskExecutor(Executor):
             return f"DaskExecutor(client={self.client!r})"
         return f"DaskExecutor(address={self.address!r})" if self.address else "DaskExecutor()"
 
-    def open(self) -> None:
-        self._scattered.clear()
-        self._per_host = None
-        self.scatters = 0
-        self._completed = None
+    def open(self) -> DaskExecutor:
+        return self._for_pass()  # data scattered, and futures awaited, of its own
 
     def close(self) -> None:
         self._scattered.clear()
         self._completed = None
+        if self._owner is not None:
+            self._owner.scatters = self.scatters
 
     def _ship(self, value: Any) -> Any:
         size = buffer_bytes(value)  # DataFrames and sparse matrices too (they have no nbytes)

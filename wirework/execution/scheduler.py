@@ -77,8 +77,8 @@ def schedule(
     graph = training_graph(roots)
     forced_ids = {id(m) for m in forced} if forced else _NONE_FORCED
     bar = watch(len(graph.machines), verbose=verbose, callback=progress)
-    engine = resolve_executor(executor, n_jobs)
-    engine.open()
+    # The executor of this pass (its pools, files, scattered data its own): passes may share an executor at once.
+    engine = resolve_executor(executor, n_jobs).open()
     try:
         if engine.name == "sequential" and on_error == "raise":  # each fit ends when submitted
             failure = _one_at_a_time(graph, run, force, forced_ids, engine, bar)
