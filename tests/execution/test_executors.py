@@ -675,6 +675,33 @@ def test_n_jobs_values(kind):
         assert all(set(m.fitted_model.threads_.values()) == {1} for m in machines)
 
 
+@pytest.mark.parametrize("method", ["spawn", "fork"])
+def test_a_process_started_by_multiprocessing_that_fits_in_worker_processes_ends(method):
+    """Such a process waits for its children as it ends, before Python's shutdown of its pools tells the workers
+    to stop, and runs no atexit handler: it never ended. A child made by fork submitted its fits to its parent's
+    pool (whose threads did not come along: they never ended either), or, given a pool of its own, started its
+    workers through the parent's forkserver (ChildProcessError)."""
+    import multiprocessing
+    import warnings
+
+    import psutil
+    from _process_child import fit_in_worker_processes
+
+    fit_in_worker_processes()  # the pool and forkserver of this process, which a forked child inherits
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", DeprecationWarning)  # Python 3.12 warns that fork copies no thread
+        child = multiprocessing.get_context(method).Process(target=fit_in_worker_processes)
+        child.start()
+    child.join(60)
+    try:
+        assert not child.is_alive() and child.exitcode == 0
+    finally:
+        if child.is_alive():
+            for descendant in psutil.Process(child.pid).children(recursive=True):
+                descendant.kill()
+            child.kill()
+
+
 def test_too_many_worker_processes_is_refused_and_pools_of_other_sizes_do_not_pile_up():
     """n_jobs=10**10 processes gave OverflowError from multiprocessing; every n_jobs used kept a pool for good."""
     from wirework.execution.executors import _PROCESS_POOLS

@@ -1,10 +1,12 @@
 """The pools of worker processes ``ProcessExecutor`` fits in.
 
 One pool per number of workers, shared by the passes that use it, started
-with ``forkserver`` (or ``spawn``) and shut down at exit; starting one shuts
-down the idle pools of other sizes. Also when no pool can start (a main
-module workers could not import) and what a broken pool's error says. The
-executor itself is in :mod:`wirework.execution.executors`.
+with ``forkserver`` (or ``spawn``) and shut down at exit, also the exit of a
+process started by ``multiprocessing``; starting one shuts down the idle
+pools of other sizes. A child made by ``fork`` starts pools of its own.
+Also when no pool can start (a main module workers could not import) and
+what a broken pool's error says. The executor itself is in
+:mod:`wirework.execution.executors`.
 """
 
 from __future__ import annotations
@@ -12,6 +14,7 @@ from __future__ import annotations
 import atexit
 import concurrent.futures as cf
 import multiprocessing
+import multiprocessing.util
 import os
 import sys
 import threading
@@ -25,6 +28,8 @@ __all__ = ["MAX_PROCESSES"]
 _PROCESS_POOLS: dict[int, cf.ProcessPoolExecutor] = {}  # by number of workers
 _POOL_USERS: dict[int, int] = {}  # passes using each pool now
 _POOLS = threading.Lock()
+_SHUT_DOWN_BY = [0]  # the process that registered _shutdown_pools with multiprocessing's finalizers
+_FORKED: list[bool] = []  # [True] in a child made by fork
 
 #: More worker processes than a system can run at once (Linux's default ``pid_max``).
 MAX_PROCESSES = 32768
@@ -33,9 +38,17 @@ MAX_PROCESSES = 32768
 def _start_pool(workers: int) -> None:
     """Start the pool of ``workers`` processes, shutting down the idle pools of other sizes: a pool kept for
     every ``n_jobs`` ever used would keep its processes for good. The caller holds ``_POOLS``."""
+    if _SHUT_DOWN_BY[0] != os.getpid():
+        # In a process that multiprocessing started, atexit handlers do not run, and as it ends it waits for its
+        # children, the pool's workers, before Python's own shutdown of the pools would tell them to stop: it
+        # never ended. Its finalizers run before that wait (this one first: the pools' queues close after it).
+        multiprocessing.util.Finalize(None, _shutdown_pools, kwargs={"wait": True}, exitpriority=100)
+        _SHUT_DOWN_BY[0] = os.getpid()
     for size in [size for size in _PROCESS_POOLS if size != workers and not _POOL_USERS.get(size)]:
         _PROCESS_POOLS.pop(size).shutdown(wait=False, cancel_futures=True)
-    method = "forkserver" if "forkserver" in multiprocessing.get_all_start_methods() else "spawn"
+    # A child made by fork shares its parent's record of a forkserver, which is not its child: starting workers
+    # through it raised ChildProcessError. It spawns them.
+    method = "forkserver" if "forkserver" in multiprocessing.get_all_start_methods() and not _FORKED else "spawn"
     _PROCESS_POOLS[workers] = cf.ProcessPoolExecutor(
         workers,
         mp_context=multiprocessing.get_context(method),
@@ -68,7 +81,21 @@ _BROKEN = (
 
 
 @atexit.register
-def _shutdown_pools() -> None:
+def _shutdown_pools(wait: bool = False) -> None:
+    """Shut down every pool (fits not started are cancelled); ``wait``: until their workers have ended."""
     for pool in _PROCESS_POOLS.values():
-        pool.shutdown(wait=False, cancel_futures=True)
+        pool.shutdown(wait=wait, cancel_futures=True)
     _PROCESS_POOLS.clear()
+
+
+def _forget_pools() -> None:
+    """In a child made by ``fork``: the parent's pools are its own (their threads did not come along, and a fit
+    submitted to one never ended); a pass here starts a pool of its own, by ``spawn``."""
+    _FORKED[:] = [True]
+    _PROCESS_POOLS.clear()
+    _POOL_USERS.clear()
+    if _POOLS.locked():  # held by a thread of the parent, which is not here
+        _POOLS.release()
+
+
+os.register_at_fork(after_in_child=_forget_pools)
