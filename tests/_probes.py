@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import threading
 import time
 from typing import Any
 
@@ -12,8 +13,8 @@ from threadpoolctl import threadpool_info
 
 
 class ThreadProbe(RegressorMixin, BaseEstimator):
-    """Records, while fitting, the BLAS / OpenMP threads threadpoolctl reports; ``log``: a file each fit adds a
-    line to as it starts (from any process)."""
+    """Records, while fitting, the BLAS / OpenMP threads threadpoolctl reports and the name of the thread it fits
+    in; ``log``: a file each fit adds a line to as it starts (from any process)."""
 
     def __init__(self, sleep: float = 0.0, log: str | None = None) -> None:
         self.sleep = sleep
@@ -25,6 +26,7 @@ class ThreadProbe(RegressorMixin, BaseEstimator):
                 out.write("fit\n")
         time.sleep(self.sleep)
         self.threads_ = {info["user_api"]: info["num_threads"] for info in threadpool_info()}
+        self.thread_name_ = threading.current_thread().name
         self.mean_ = float(np.mean(y))
         return self
 

@@ -456,6 +456,18 @@ def test_processes_inside_joblib_worker_processes():
     assert np.array_equal(scores("processes"), scores("sequential"))
 
 
+def test_processes_inside_worker_processes_of_their_own_fit_in_threads():
+    """A composite with executor='processes' fitted as a machine in a worker process started a pool of its own
+    there: 2 x 2 worker processes (and 2 forkservers) on 2 cores, 12.8 s where threads take 6.6 s."""
+    inner = ww.Pipeline([("probe", ThreadProbe())], executor="processes", n_jobs=2)
+    model = ww.Stack([("inner", inner), ("ridge", Ridge())], Ridge(), cv=KFold(2), executor=ww.ProcessExecutor(2))
+    model.fit(X_DATA[:60], Y_DATA[:60])
+    fitted_inner = model.named_estimators_["inner"]
+    assert fitted_inner.fitted_params_()["probe"].thread_name_.startswith("ThreadPoolExecutor")  # the worker's threads
+    reference = ww.Stack([("inner", ww.Pipeline([("probe", ThreadProbe())])), ("ridge", Ridge())], Ridge(), cv=KFold(2))
+    assert np.array_equal(model.predict(X_DATA[:60]), reference.fit(X_DATA[:60], Y_DATA[:60]).predict(X_DATA[:60]))
+
+
 def test_a_dead_worker_process_fails_its_machine_with_a_cause_and_a_remedy():
     from concurrent.futures.process import BrokenProcessPool
 

@@ -26,6 +26,7 @@ from typing import Any
 
 from wirework.errors import ArgumentError, ClusterError, ParameterError, brief
 from wirework.execution._pools import _BROKEN, _POOL_USERS, _POOLS, _PROCESS_POOLS, MAX_PROCESSES, _start_pool, _unimportable_main
+from wirework.execution import _shipping
 from wirework.execution._settings import Count, dask_target, workers as _workers
 from wirework.execution._shipping import _DASK_ADVICE, _PROCESS_ADVICE, _RESULT_ADVICE, Unshipped, _host, _Mapped, _settled
 from wirework.execution._shipping import _unserializable, _without_traceback, fit_on_worker, run_mapped, run_pickled
@@ -249,12 +250,18 @@ def _nested_instead(workers: int) -> Executor | None:
     method is ``'loky'``, which multiprocessing passes on to the children it
     starts, and they die as they start (``cannot find context for 'loky'``).
     A daemonic process (joblib's ``multiprocessing`` backend, a Dask worker)
-    may start no children at all. There, fits run as joblib runs a parallel
+    may start no children at all. A worker of this executor's own pools (a
+    composite fitted there as a machine of another) would start a pool in
+    each worker: processes of processes, more than the cores. There, fits run as joblib runs a parallel
     loop nested in its workers: ``workers`` threads at the first level of
     nesting, one at a time deeper (a loop nested below threads), so the
     cores the outer pool shares out are not oversubscribed.
     """
-    if not (multiprocessing.current_process().daemon or multiprocessing.get_start_method(allow_none=True) in _LOKY):
+    if not (
+        _shipping._worker_threads is not None  # a worker of ProcessExecutor: a pool in each would oversubscribe
+        or multiprocessing.current_process().daemon
+        or multiprocessing.get_start_method(allow_none=True) in _LOKY
+    ):
         return None
     parallel = sys.modules.get("joblib.parallel")
     level = (parallel.get_active_backend()[0].nesting_level or 1) if parallel is not None else 1
