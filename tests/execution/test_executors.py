@@ -338,7 +338,16 @@ def test_n_jobs_may_be_a_numpy_integer():
     assert fit.report()["action"] == "trained"
 
 
-def test_processes_map_large_shared_data_once():
+def test_processes_map_large_shared_data_once(monkeypatch):
+    import os
+    import tempfile
+
+    from wirework.execution import executors
+
+    folders = []  # each pass's folder of mapped files
+    real = tempfile.TemporaryDirectory
+    made = lambda **options: folders.append(real(**options)) or folders[-1]  # noqa: E731
+    monkeypatch.setattr(executors.tempfile, "TemporaryDirectory", made)
     executor = ww.ProcessExecutor(2, mmap_bytes=10_000)
     X, y = ww.source(X_DATA, name="X"), ww.source(Y_DATA, name="y")
     yhat = ww.mean(*[ww.machine(Ridge(alpha=a), X, y).predict(X) for a in (1.0, 2.0, 3.0)])
@@ -346,7 +355,7 @@ def test_processes_map_large_shared_data_once():
     assert executor.mapped == 1  # X (19 KB) written once for the three fits; y (2.4 KB) travels with each job
     expected = np.mean([Ridge(alpha=a).fit(X_DATA, Y_DATA).predict(X_DATA) for a in (1.0, 2.0, 3.0)], axis=0)
     assert np.array_equal(yhat(), expected)
-    assert executor._folder is None  # the files are gone after the pass
+    assert len(folders) == 1 and not os.path.exists(folders[0].name)  # the files are gone after the pass
 
 
 # -- models that write into their input: the values the network keeps stay whole, copied once -----------------
