@@ -5,10 +5,13 @@ fit may use ``max(1, c // n)`` inner threads (BLAS, OpenMP, LightGBM,
 joblib's parallel loops), so that workers × inner threads ≤ cores (see
 :mod:`wirework.execution.limits`).
 
-Here: the executor classes and :func:`resolve_executor`. What travels to
-and from workers (:class:`Unshipped`, the job runners a worker process or a
-Dask worker calls) is in :mod:`wirework.execution._shipping`; the shared
-pools of worker processes are in :mod:`wirework.execution._pools`. Both are
+Here: the sequential, thread and process executors and
+:func:`resolve_executor`. The protocol they follow (:class:`Executor`) is in
+:mod:`wirework.execution._base`, the Dask executor in
+:mod:`wirework.execution._dask`; what travels to and from workers
+(:class:`Unshipped`, the job runners a worker process or a Dask worker
+calls) is in :mod:`wirework.execution._shipping`; the shared pools of
+worker processes are in :mod:`wirework.execution._pools`. All are
 re-exported here.
 """
 
@@ -20,111 +23,22 @@ import os
 import pickle
 import sys
 import tempfile
-import threading
 from collections.abc import Callable, Iterable
 from typing import Any
 
-from wirework.errors import ArgumentError, ClusterError, ParameterError, brief
-from wirework.execution._pools import _BROKEN, _POOL_USERS, _POOLS, _PROCESS_POOLS, MAX_PROCESSES, _start_pool, _unimportable_main
+from wirework.errors import ArgumentError, ParameterError
 from wirework.execution import _shipping
-from wirework.execution._settings import Count, dask_target, workers as _workers
-from wirework.execution._shipping import _DASK_ADVICE, _PROCESS_ADVICE, _RESULT_ADVICE, Unshipped, _host, _Mapped, _settled
-from wirework.execution._shipping import _unserializable, _without_traceback, fit_on_worker, run_mapped, run_pickled
+from wirework.execution._base import Executor
+from wirework.execution._dask import DaskExecutor
+from wirework.execution._pools import _BROKEN, _POOL_USERS, _POOLS, _PROCESS_POOLS, MAX_PROCESSES, _start_pool, _unimportable_main
+from wirework.execution._settings import Count, workers as _workers
+from wirework.execution._shipping import _PROCESS_ADVICE, Unshipped, _Mapped, fit_on_worker, run_mapped, run_pickled
 from wirework.execution.limits import cores, hold_limits, inner_threads, joblib_level, limit_openmp, release_limits, run_capped
-from wirework.graph.data import buffer_bytes, describe
+from wirework.graph.data import describe
 from wirework.graph.jobs import How, run_job
 
 __all__ = ["Executor", "Unshipped", "SequentialExecutor", "ThreadExecutor", "ProcessExecutor", "DaskExecutor", "resolve_executor", "cores"]
 __all__ += ["MAX_PROCESSES", "fit_on_worker", "run_mapped", "run_pickled"]  # moved to _shipping and _pools: still here
-
-
-class Executor:
-    """Runs fits. Subclasses implement :meth:`submit` and :meth:`wait_any`.
-
-    :meth:`submit` raises :class:`Unshipped` when the fit cannot be sent to a
-    worker; its future's error is an :class:`Unshipped` when the fitted model
-    cannot come back.
-    """
-
-    name = "executor"
-    workers = 1
-    #: Whether each job's values are pickled to another process, whose fit gets its own copy of them (set by
-    #: ``open()``): then a model that writes into its input cannot change the values this process keeps, and the
-    #: fit pass does not copy them first (see :mod:`wirework.graph.kept`).
-    pickles_values = False
-
-    #: The executor a pass copy was made from (see :meth:`_for_pass`); ``None`` for the executor itself.
-    _owner: Any = None
-
-    def open(self) -> Executor:
-        """Prepare for one fit pass (start pools, connect) and return the executor that runs it, whose
-        :meth:`close` ends the pass: this one when it keeps no state for a pass, else a copy of it with a state of
-        its own (:meth:`_for_pass`)."""
-        return self
-
-    def close(self) -> None:
-        """End one fit pass (forget per-pass state such as scattered data)."""
-
-    def _fresh(self) -> None:
-        """Set the state of one pass to what it is before the pass opens."""
-
-    def _for_pass(self) -> Any:
-        """A copy of this executor (its settings, and a state of its own) to run one pass.
-
-        Passes may run at once on one executor: clones of a composite share
-        it (GridSearchCV with a threading backend fits them in threads), and
-        so does a composite nested in another given the same executor. Each
-        pass then keeps its own pool, mapped files or scattered data, which
-        another pass can neither replace nor shut down.
-        """
-        twin = object.__new__(type(self))
-        twin.__dict__.update(self.__dict__)
-        twin._owner = self
-        twin._fresh()
-        return twin
-
-    def submit(self, model: Any, values: list[Any], how: How) -> Any:
-        """Start fitting ``model`` on ``values``; return a future of :func:`run_job`'s ``(fitted, output, seconds)``."""
-        raise NotImplementedError
-
-    def wait_any(self, futures: Iterable[Any]) -> list[Any]:
-        """Block until at least one of ``futures`` is done; return the done ones."""
-        done, _ = cf.wait(list(futures), return_when=cf.FIRST_COMPLETED)
-        return list(done)
-
-    def wait_all(self, futures: list[Any]) -> list[Any]:
-        """Block until every one of ``futures`` is done; return them."""
-        cf.wait(futures)
-        return list(futures)
-
-    def cancel(self, futures: list[Any]) -> None:
-        """Give up ``futures`` (an interrupted pass): those not started never run; running ones end unawaited."""
-        for future in futures:
-            future.cancel()
-
-    def run(self, model: Any, values: list[Any], how: How) -> tuple[Any, BaseException | None]:
-        """Fit now and wait: ``(result, None)`` or ``(None, error)`` (one-at-a-time passes)."""
-        return self.outcomes([self.submit(model, values, how)])[0]
-
-    def outcomes(self, futures: list[Any]) -> list[tuple[Any, BaseException | None]]:
-        """``(result, None)`` or ``(None, error)`` for each done future."""
-        results = []
-        for future in futures:
-            try:
-                results.append((future.result(), None))
-            except Exception as error:
-                results.append((None, error))
-        return results
-
-    def __repr__(self) -> str:
-        return f"{type(self).__name__}(workers={self.workers})"
-
-    # An executor is a handle on pools or a cluster: clones of an estimator share it.
-    def __copy__(self) -> Executor:
-        return self
-
-    def __deepcopy__(self, memo: dict) -> Executor:
-        return self
 
 
 class _Ran:
@@ -431,197 +345,6 @@ class ProcessExecutor(Executor):
                     step = "reading the fitted model the worker process sent back (unpickling it)"
                     results[k] = (None, Unshipped(failure, step, "fit it with executor='threads'"))
         return results
-
-
-_CONNECTING = threading.Lock()  # held while a Dask executor finds or makes its client
-
-
-class DaskExecutor(Executor):
-    """Fits on a Dask ``distributed`` cluster (extra ``wirework[dask]``).
-
-    Parameters
-    ----------
-    client : distributed.Client, optional
-        The client to submit through.
-    address : str, optional
-        A scheduler address to connect to when no client is given. With
-        neither, the current default client is used.
-    retries : int, default=0
-        Times Dask runs again a fit that raised. A model's error is
-        deterministic (the same model on the same data raises again), and a
-        fit run again repeats its side effects, so by default a fit that
-        raises fails its machine at once; give retries only for fits that
-        may fail by chance (reading from a network, say). A worker dying
-        mid-fit is another matter: Dask reschedules its fit on another
-        worker whatever ``retries`` says (up to Dask's
-        ``distributed.scheduler.allowed-failures`` times).
-    scatter_bytes : int, default=1_000_000
-        Training values larger than this are scattered to the cluster once
-        per fit pass and shared by every fit that uses them.
-
-    Examples
-    --------
-    Here a cluster of one worker in this process; a real one runs elsewhere
-    (``DaskExecutor(address="tcp://scheduler:8786")``).
-
-    >>> from distributed import Client
-    >>> import numpy as np
-    >>> import wirework as ww
-    >>> from sklearn.linear_model import Ridge
-    >>> X, y = ww.source(np.eye(4), name="X"), ww.source(np.arange(4.0), name="y")
-    >>> yhat = ww.mean(*[ww.machine(Ridge(alpha=a), X, y).predict(X) for a in (1.0, 2.0)])
-    >>> with Client(processes=False, n_workers=1, threads_per_worker=2, dashboard_address=None) as client:
-    ...     yhat.fit(executor=ww.DaskExecutor(client), verbose=0)().round(3)
-    array([0.875, 1.292, 1.708, 2.125])
-    """
-
-    name = "dask"
-    retries = Count("times Dask runs again a fit that raised", "the default: a fit that raises fails its machine at once")
-    scatter_bytes = Count("bytes from which a value is scattered once per pass", "scatters every array or table")
-
-    def __init__(self, client: Any = None, address: str | None = None, *, retries: int = 0, scatter_bytes: int = 1_000_000) -> None:
-        dask_target(client, address)
-        self.client = client
-        self.address = address
-        self.retries = retries  # checked
-        self.scatter_bytes = scatter_bytes  # checked
-        self._fresh()
-
-    def _fresh(self) -> None:
-        self._scattered: dict[int, tuple[Any, Any]] = {}
-        self._per_host: dict[str, int] | None = None
-        self.scatters = 0  # values scattered during the pass (the executor itself: during the last pass to end)
-        self._completed: Any = None
-
-    def _client(self) -> Any:
-        if self.client is None:
-            if self._owner is not None:  # a pass's copy: the executor's client, one for every pass
-                self.client = self._owner._client()
-            else:
-                with _CONNECTING:  # passes at once on this executor connect once
-                    self._connect()
-        return self.client
-
-    def _connect(self) -> None:
-        try:
-            import distributed
-        except ImportError as error:  # pragma: no cover - depends on the install
-            raise ArgumentError(
-                "executor=DaskExecutor(...) needs Dask's distributed package. Install it with: pip install 'wirework[dask]'."
-            ) from error
-        if self.client is None:
-            if not self.address:
-                try:
-                    self.client = distributed.get_client()
-                except ValueError as error:  # no client runs in this process
-                    raise ParameterError(
-                        "executor=DaskExecutor() found no Dask client: none was given, no address either, and none "
-                        "runs in this process. Start one first (distributed.Client(), or Client(LocalCluster())), "
-                        "or give DaskExecutor(client=...) or DaskExecutor(address='tcp://host:8786')."
-                    ) from error
-            else:
-                try:
-                    self.client = distributed.Client(self.address)
-                except OSError as error:  # refused, or timed out (TimeoutError is an OSError)
-                    raise ClusterError(
-                        f"executor=DaskExecutor(address={self.address!r}) could not reach a Dask scheduler there: "
-                        f"{brief(error)}. Check that the scheduler runs and its address, or use executor='threads'."
-                    ) from error
-
-    @property
-    def workers(self) -> int:  # type: ignore[override]
-        return max(1, sum(self._client().nthreads().values()))
-
-    def __repr__(self) -> str:  # without reaching the cluster (a repr must not connect, nor wait)
-        if self.client is not None:
-            return f"DaskExecutor(client={self.client!r})"
-        return f"DaskExecutor(address={self.address!r})" if self.address else "DaskExecutor()"
-
-    def open(self) -> DaskExecutor:
-        return self._for_pass()  # data scattered, and futures awaited, of its own
-
-    def close(self) -> None:
-        self._scattered.clear()
-        self._completed = None
-        if self._owner is not None:
-            self._owner.scatters = self.scatters
-
-    def _ship(self, value: Any) -> Any:
-        size = buffer_bytes(value)  # DataFrames and sparse matrices too (they have no nbytes)
-        if size is None or size < self.scatter_bytes:
-            return value
-        found = self._scattered.get(id(value))
-        if found is None or found[0] is not value:
-            # A key of its own (not the data's hash): the same data scattered by the last pass is being released
-            # under its hash, and Dask then cancels the fits that need it ('lost dependencies').
-            found = (value, self._client().scatter(value, direct=False, hash=False))
-            self._scattered[id(value)] = found
-            self.scatters += 1
-        return found[1]
-
-    def submit(self, model: Any, values: list[Any], how: How) -> Any:
-        client = self._client()
-        if self._per_host is None:
-            self._per_host = {}
-            for address, info in client.scheduler_info()["workers"].items():
-                host = _host(address)
-                self._per_host[host] = self._per_host.get(host, 0) + int(info.get("nthreads", 1))
-        try:
-            shipped = [self._ship(v) for v in values]
-            future = client.submit(fit_on_worker, model, shipped, how, self._per_host, pure=False, retries=self.retries)
-        except Exception as error:
-            if not _unserializable(error):
-                raise
-            cause = error.__cause__ if isinstance(error.__cause__, Exception) else error  # pickle's own error
-            raise Unshipped(cause, "sending it to the Dask cluster (pickling the model and its data)", _DASK_ADVICE) from None
-        if self._completed is None:
-            import distributed
-
-            self._completed = distributed.as_completed([future])
-        else:
-            self._completed.add(future)
-        return future
-
-    def wait_any(self, futures: Iterable[Any]) -> list[Any]:
-        assert self._completed is not None, "submit() before wait_any()"
-        wanted = {id(f) for f in futures}
-        while True:  # futures already awaited by wait_all() come out of the queue too: skip them
-            done = [f for f in self._completed.next_batch(block=True) if id(f) in wanted]
-            if done:
-                return done
-
-    def wait_all(self, futures: list[Any]) -> list[Any]:
-        import distributed
-
-        try:
-            distributed.wait(futures)
-        except cf.CancelledError:  # raised once all are done when some were cancelled: each fails its machine
-            pass
-        return list(futures)
-
-    def cancel(self, futures: list[Any]) -> None:
-        try:
-            self._client().cancel(list(futures))
-        except Exception:  # the interrupt being raised matters more; Dask also drops futures no client holds
-            pass
-
-    def outcomes(self, futures: list[Any]) -> list[tuple[Any, BaseException | None]]:
-        finished = [f for f in futures if f.status == "finished"]
-        try:
-            gathered = dict(zip(map(id, finished), self._client().gather(finished))) if finished else {}  # one trip
-        except Exception:  # a result that cannot come back fails the whole gather: take them one by one
-            gathered = {}
-        outcomes = []
-        for future in futures:
-            if id(future) in gathered:
-                outcomes.append((gathered[id(future)], None))
-                continue
-            result, error = _settled(future)
-            if error is not None and future in finished and _unserializable(error):  # the fit ended; its model
-                step = "bringing its fitted model back from the Dask worker (pickling it)"  # could not come back
-                error = Unshipped(_without_traceback(error), step, _RESULT_ADVICE)
-            outcomes.append((result, error))
-        return outcomes
 
 
 _SEQUENTIAL = SequentialExecutor()  # it keeps no state: one serves every pass

@@ -1,0 +1,215 @@
+"""The Dask executor: fits on a ``distributed`` cluster, values over ``scatter_bytes`` scattered once per pass.
+
+Re-exported by :mod:`wirework.execution.executors`, whose name its pickles
+keep.
+"""
+
+from __future__ import annotations
+
+import concurrent.futures as cf
+import threading
+from collections.abc import Iterable
+from typing import Any
+
+from wirework.errors import ArgumentError, ClusterError, ParameterError, brief
+from wirework.execution._base import Executor
+from wirework.execution._settings import Count, dask_target
+from wirework.execution._shipping import _DASK_ADVICE, _RESULT_ADVICE, Unshipped, _host, _settled, _unserializable
+from wirework.execution._shipping import _without_traceback, fit_on_worker
+from wirework.graph.data import buffer_bytes
+from wirework.graph.jobs import How
+
+__all__ = ["DaskExecutor"]
+
+
+_CONNECTING = threading.Lock()  # held while a Dask executor finds or makes its client
+
+
+class DaskExecutor(Executor):
+    """Fits on a Dask ``distributed`` cluster (extra ``wirework[dask]``).
+
+    Parameters
+    ----------
+    client : distributed.Client, optional
+        The client to submit through.
+    address : str, optional
+        A scheduler address to connect to when no client is given. With
+        neither, the current default client is used.
+    retries : int, default=0
+        Times Dask runs again a fit that raised. A model's error is
+        deterministic (the same model on the same data raises again), and a
+        fit run again repeats its side effects, so by default a fit that
+        raises fails its machine at once; give retries only for fits that
+        may fail by chance (reading from a network, say). A worker dying
+        mid-fit is another matter: Dask reschedules its fit on another
+        worker whatever ``retries`` says (up to Dask's
+        ``distributed.scheduler.allowed-failures`` times).
+    scatter_bytes : int, default=1_000_000
+        Training values larger than this are scattered to the cluster once
+        per fit pass and shared by every fit that uses them.
+
+    Examples
+    --------
+    Here a cluster of one worker in this process; a real one runs elsewhere
+    (``DaskExecutor(address="tcp://scheduler:8786")``).
+
+    >>> from distributed import Client
+    >>> import numpy as np
+    >>> import wirework as ww
+    >>> from sklearn.linear_model import Ridge
+    >>> X, y = ww.source(np.eye(4), name="X"), ww.source(np.arange(4.0), name="y")
+    >>> yhat = ww.mean(*[ww.machine(Ridge(alpha=a), X, y).predict(X) for a in (1.0, 2.0)])
+    >>> with Client(processes=False, n_workers=1, threads_per_worker=2, dashboard_address=None) as client:
+    ...     yhat.fit(executor=ww.DaskExecutor(client), verbose=0)().round(3)
+    array([0.875, 1.292, 1.708, 2.125])
+    """
+
+    __module__ = "wirework.execution.executors"  # where it was defined first: pickles name it there (re-exported)
+
+    name = "dask"
+    retries = Count("times Dask runs again a fit that raised", "the default: a fit that raises fails its machine at once")
+    scatter_bytes = Count("bytes from which a value is scattered once per pass", "scatters every array or table")
+
+    def __init__(self, client: Any = None, address: str | None = None, *, retries: int = 0, scatter_bytes: int = 1_000_000) -> None:
+        dask_target(client, address)
+        self.client = client
+        self.address = address
+        self.retries = retries  # checked
+        self.scatter_bytes = scatter_bytes  # checked
+        self._fresh()
+
+    def _fresh(self) -> None:
+        self._scattered: dict[int, tuple[Any, Any]] = {}
+        self._per_host: dict[str, int] | None = None
+        self.scatters = 0  # values scattered during the pass (the executor itself: during the last pass to end)
+        self._completed: Any = None
+
+    def _client(self) -> Any:
+        if self.client is None:
+            if self._owner is not None:  # a pass's copy: the executor's client, one for every pass
+                self.client = self._owner._client()
+            else:
+                with _CONNECTING:  # passes at once on this executor connect once
+                    self._connect()
+        return self.client
+
+    def _connect(self) -> None:
+        try:
+            import distributed
+        except ImportError as error:  # pragma: no cover - depends on the install
+            raise ArgumentError(
+                "executor=DaskExecutor(...) needs Dask's distributed package. Install it with: pip install 'wirework[dask]'."
+            ) from error
+        if self.client is None:
+            if not self.address:
+                try:
+                    self.client = distributed.get_client()
+                except ValueError as error:  # no client runs in this process
+                    raise ParameterError(
+                        "executor=DaskExecutor() found no Dask client: none was given, no address either, and none "
+                        "runs in this process. Start one first (distributed.Client(), or Client(LocalCluster())), "
+                        "or give DaskExecutor(client=...) or DaskExecutor(address='tcp://host:8786')."
+                    ) from error
+            else:
+                try:
+                    self.client = distributed.Client(self.address)
+                except OSError as error:  # refused, or timed out (TimeoutError is an OSError)
+                    raise ClusterError(
+                        f"executor=DaskExecutor(address={self.address!r}) could not reach a Dask scheduler there: "
+                        f"{brief(error)}. Check that the scheduler runs and its address, or use executor='threads'."
+                    ) from error
+
+    @property
+    def workers(self) -> int:  # type: ignore[override]
+        return max(1, sum(self._client().nthreads().values()))
+
+    def __repr__(self) -> str:  # without reaching the cluster (a repr must not connect, nor wait)
+        if self.client is not None:
+            return f"DaskExecutor(client={self.client!r})"
+        return f"DaskExecutor(address={self.address!r})" if self.address else "DaskExecutor()"
+
+    def open(self) -> DaskExecutor:
+        return self._for_pass()  # data scattered, and futures awaited, of its own
+
+    def close(self) -> None:
+        self._scattered.clear()
+        self._completed = None
+        if self._owner is not None:
+            self._owner.scatters = self.scatters
+
+    def _ship(self, value: Any) -> Any:
+        size = buffer_bytes(value)  # DataFrames and sparse matrices too (they have no nbytes)
+        if size is None or size < self.scatter_bytes:
+            return value
+        found = self._scattered.get(id(value))
+        if found is None or found[0] is not value:
+            # A key of its own (not the data's hash): the same data scattered by the last pass is being released
+            # under its hash, and Dask then cancels the fits that need it ('lost dependencies').
+            found = (value, self._client().scatter(value, direct=False, hash=False))
+            self._scattered[id(value)] = found
+            self.scatters += 1
+        return found[1]
+
+    def submit(self, model: Any, values: list[Any], how: How) -> Any:
+        client = self._client()
+        if self._per_host is None:
+            self._per_host = {}
+            for address, info in client.scheduler_info()["workers"].items():
+                host = _host(address)
+                self._per_host[host] = self._per_host.get(host, 0) + int(info.get("nthreads", 1))
+        try:
+            shipped = [self._ship(v) for v in values]
+            future = client.submit(fit_on_worker, model, shipped, how, self._per_host, pure=False, retries=self.retries)
+        except Exception as error:
+            if not _unserializable(error):
+                raise
+            cause = error.__cause__ if isinstance(error.__cause__, Exception) else error  # pickle's own error
+            raise Unshipped(cause, "sending it to the Dask cluster (pickling the model and its data)", _DASK_ADVICE) from None
+        if self._completed is None:
+            import distributed
+
+            self._completed = distributed.as_completed([future])
+        else:
+            self._completed.add(future)
+        return future
+
+    def wait_any(self, futures: Iterable[Any]) -> list[Any]:
+        assert self._completed is not None, "submit() before wait_any()"
+        wanted = {id(f) for f in futures}
+        while True:  # futures already awaited by wait_all() come out of the queue too: skip them
+            done = [f for f in self._completed.next_batch(block=True) if id(f) in wanted]
+            if done:
+                return done
+
+    def wait_all(self, futures: list[Any]) -> list[Any]:
+        import distributed
+
+        try:
+            distributed.wait(futures)
+        except cf.CancelledError:  # raised once all are done when some were cancelled: each fails its machine
+            pass
+        return list(futures)
+
+    def cancel(self, futures: list[Any]) -> None:
+        try:
+            self._client().cancel(list(futures))
+        except Exception:  # the interrupt being raised matters more; Dask also drops futures no client holds
+            pass
+
+    def outcomes(self, futures: list[Any]) -> list[tuple[Any, BaseException | None]]:
+        finished = [f for f in futures if f.status == "finished"]
+        try:
+            gathered = dict(zip(map(id, finished), self._client().gather(finished))) if finished else {}  # one trip
+        except Exception:  # a result that cannot come back fails the whole gather: take them one by one
+            gathered = {}
+        outcomes = []
+        for future in futures:
+            if id(future) in gathered:
+                outcomes.append((gathered[id(future)], None))
+                continue
+            result, error = _settled(future)
+            if error is not None and future in finished and _unserializable(error):  # the fit ended; its model
+                step = "bringing its fitted model back from the Dask worker (pickling it)"  # could not come back
+                error = Unshipped(_without_traceback(error), step, _RESULT_ADVICE)
+            outcomes.append((result, error))
+        return outcomes
