@@ -160,3 +160,58 @@ def test_a_cancelled_fit_fails_its_machine_and_the_others_are_kept(dask_client, 
     monkeypatch.undo()
     root.fit(executor=ww.DaskExecutor(dask_client), verbose=0)
     assert (probe.state, ridge.report()["action"]) == (1, "skipped")
+
+
+def _forget_client(address):
+    """Close the client this process connected to ``address`` for a DaskExecutor, if any (before the cluster ends)."""
+    from wirework.execution import _dask
+
+    client = _dask._CONNECTED.pop(address, None)
+    if client is not None:
+        client.close()
+
+
+def test_executors_given_one_address_share_one_client(dask_client):
+    """Each DaskExecutor(address=...) connected a client of its own and kept it open: ten executors, ten clients
+    (and eleven threads) more."""
+    address = dask_client.scheduler.address
+
+    def clients():
+        return len(dask_client.run_on_scheduler(lambda dask_scheduler: list(dask_scheduler.clients)))
+
+    before = clients()
+    try:
+        for alpha in (1.0, 2.0, 3.0):
+            mach = ww.machine(Ridge(alpha=alpha), X_DATA[:30], Y_DATA[:30])
+            mach.fit(executor=ww.DaskExecutor(address=address), verbose=0)
+            assert mach.state == 1
+        assert clients() == before + 1
+    finally:
+        _forget_client(address)
+
+
+def test_a_dask_executor_given_a_client_pickles_as_its_scheduler_address(dask_client):
+    """A client cannot be pickled (cannot pickle '_asyncio.Task' object): neither could a composite holding
+    DaskExecutor(client), and cross_val_score(composite, n_jobs=2) failed with joblib's PicklingError."""
+    import pickle
+
+    from sklearn.model_selection import KFold, cross_val_score
+
+    address = dask_client.scheduler.address
+    executor = ww.DaskExecutor(dask_client, scatter_bytes=0)
+    back = pickle.loads(pickle.dumps(executor))
+    assert (back.client, back.address, back.scatter_bytes) == (None, address, 0)
+    assert executor.client is dask_client  # the executor itself keeps its client
+    X, y = X_DATA[:80], Y_DATA[:80]
+    try:
+        mach = ww.machine(Ridge(), X, y)
+        mach.fit(executor=back, verbose=0)
+        assert back.scatters == 2 and np.array_equal(mach.fitted_model.coef_, Ridge().fit(X, y).coef_)
+    finally:
+        _forget_client(address)
+
+    def stack(**options):
+        return ww.Stack([("ridge", Ridge())], Ridge(), cv=KFold(2), **options)
+
+    scores = cross_val_score(stack(executor=executor), X, y, cv=2, n_jobs=2, error_score="raise")
+    assert np.array_equal(scores, cross_val_score(stack(), X, y, cv=2))

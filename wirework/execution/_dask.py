@@ -23,6 +23,8 @@ __all__ = ["DaskExecutor"]
 
 
 _CONNECTING = threading.Lock()  # held while a Dask executor finds or makes its client
+_CONNECTED: dict[str, Any] = {}  # the client this process connected to each scheduler address, shared by executors
+_CLOSED = ("closing", "closed")  # the status of a client that can submit no more
 
 
 class DaskExecutor(Executor):
@@ -31,10 +33,13 @@ class DaskExecutor(Executor):
     Parameters
     ----------
     client : distributed.Client, optional
-        The client to submit through.
+        The client to submit through. Pickled (a composite holding this
+        executor sent to joblib's worker processes), it travels as its
+        scheduler's address.
     address : str, optional
-        A scheduler address to connect to when no client is given. With
-        neither, the current default client is used.
+        A scheduler address to connect to when no client is given (one
+        client per address in a process, shared by the executors that give
+        it). With neither, the current default client is used.
     retries : int, default=0
         Times Dask runs again a fit that raised. A model's error is
         deterministic (the same model on the same data raises again), and a
@@ -67,6 +72,7 @@ class DaskExecutor(Executor):
     __module__ = "wirework.execution.executors"  # where it was defined first: pickles name it there (re-exported)
 
     name = "dask"
+    _connected: Any = None  # the client fits go through (see _client)
     retries = Count("times Dask runs again a fit that raised", "the default: a fit that raises fails its machine at once")
     scatter_bytes = Count("bytes from which a value is scattered once per pass", "scatters every array or table")
 
@@ -85,39 +91,56 @@ class DaskExecutor(Executor):
         self._completed: Any = None
 
     def _client(self) -> Any:
-        if self.client is None:
+        """The client fits go through: the one given, the default one, or one connected to ``address``."""
+        connected = self._connected
+        if connected is None or getattr(connected, "status", None) in _CLOSED:
             if self._owner is not None:  # a pass's copy: the executor's client, one for every pass
-                self.client = self._owner._client()
+                connected = self._owner._client()
             else:
                 with _CONNECTING:  # passes at once on this executor connect once
-                    self._connect()
-        return self.client
+                    connected = self._connect()
+            self._connected = connected
+        return connected
 
-    def _connect(self) -> None:
+    def _connect(self) -> Any:
+        if self.client is not None:
+            return self.client
         try:
             import distributed
         except ImportError as error:  # pragma: no cover - depends on the install
             raise ArgumentError(
                 "executor=DaskExecutor(...) needs Dask's distributed package. Install it with: pip install 'wirework[dask]'."
             ) from error
-        if self.client is None:
-            if not self.address:
-                try:
-                    self.client = distributed.get_client()
-                except ValueError as error:  # no client runs in this process
-                    raise ParameterError(
-                        "executor=DaskExecutor() found no Dask client: none was given, no address either, and none "
-                        "runs in this process. Start one first (distributed.Client(), or Client(LocalCluster())), "
-                        "or give DaskExecutor(client=...) or DaskExecutor(address='tcp://host:8786')."
-                    ) from error
-            else:
-                try:
-                    self.client = distributed.Client(self.address)
-                except OSError as error:  # refused, or timed out (TimeoutError is an OSError)
-                    raise ClusterError(
-                        f"executor=DaskExecutor(address={self.address!r}) could not reach a Dask scheduler there: "
-                        f"{brief(error)}. Check that the scheduler runs and its address, or use executor='threads'."
-                    ) from error
+        if not self.address:
+            try:
+                return distributed.get_client()
+            except ValueError as error:  # no client runs in this process
+                raise ParameterError(
+                    "executor=DaskExecutor() found no Dask client: none was given, no address either, and none "
+                    "runs in this process. Start one first (distributed.Client(), or Client(LocalCluster())), "
+                    "or give DaskExecutor(client=...) or DaskExecutor(address='tcp://host:8786')."
+                ) from error
+        found = _CONNECTED.get(self.address)
+        if found is None or found.status in _CLOSED:  # one client per address: each executor made its own, kept open
+            try:
+                found = distributed.Client(self.address)
+            except OSError as error:  # refused, or timed out (TimeoutError is an OSError)
+                raise ClusterError(
+                    f"executor=DaskExecutor(address={self.address!r}) could not reach a Dask scheduler there: "
+                    f"{brief(error)}. Check that the scheduler runs and its address, or use executor='threads'."
+                ) from error
+            _CONNECTED[self.address] = found
+        return found
+
+    def __getstate__(self) -> dict[str, Any]:
+        """A client cannot be pickled (a composite holding this executor sent to joblib's worker processes by
+        ``cross_val_score(n_jobs=2)``, say): it travels as its scheduler's address, connected to where unpickled."""
+        state = dict(self.__dict__)
+        state.pop("_connected", None)
+        address = getattr(getattr(self.client, "scheduler", None), "address", None)
+        if self.client is not None and isinstance(address, str):
+            state["client"], state["address"] = None, address
+        return state
 
     @property
     def workers(self) -> int:  # type: ignore[override]
