@@ -215,3 +215,27 @@ def test_a_dask_executor_given_a_client_pickles_as_its_scheduler_address(dask_cl
 
     scores = cross_val_score(stack(executor=executor), X, y, cv=2, n_jobs=2, error_score="raise")
     assert np.array_equal(scores, cross_val_score(stack(), X, y, cv=2))
+
+
+@pytest.mark.parametrize("inner", ["client", "default"])
+def test_a_composite_on_dask_fitted_in_a_dask_task_fits_in_the_task(dask_client, inner):
+    """Each of two Pipelines on Dask, fitted as machines of a Stack on Dask (one per worker thread), submitted its
+    fits to the cluster and held its thread while it waited: no thread was left to run them, and the Stack's fit
+    never ended."""
+    from sklearn.model_selection import KFold
+
+    dask_client.wait_for_workers(2)
+    X, y = X_DATA[:60], Y_DATA[:60]
+
+    def stack(**options):
+        pipelines = [(f"p{a}", ww.Pipeline([("ridge", Ridge(alpha=a))], **options)) for a in (1.0, 2.0)]
+        return ww.Stack(pipelines, Ridge(), cv=KFold(2), **options)
+
+    model = stack(executor=ww.DaskExecutor(dask_client) if inner == "client" else ww.DaskExecutor())
+    fitting = threading.Thread(target=model.fit, args=(X, y), daemon=True)
+    fitting.start()
+    fitting.join(30)
+    if fitting.is_alive():
+        dask_client.restart()  # the worker threads are held: free them for the other tests
+        pytest.fail("the Stack's fit did not end within 30 s")
+    assert np.array_equal(model.predict(X), stack().fit(X, y).predict(X))

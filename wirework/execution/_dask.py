@@ -7,6 +7,7 @@ keep.
 from __future__ import annotations
 
 import concurrent.futures as cf
+import sys
 import threading
 from collections.abc import Iterable
 from typing import Any
@@ -151,7 +152,9 @@ class DaskExecutor(Executor):
             return f"DaskExecutor(client={self.client!r})"
         return f"DaskExecutor(address={self.address!r})" if self.address else "DaskExecutor()"
 
-    def open(self) -> DaskExecutor:
+    def open(self) -> Executor:
+        if _in_dask_task():
+            return _in_task_instead()
         return self._for_pass()  # data scattered, and futures awaited, of its own
 
     def close(self) -> None:
@@ -236,3 +239,26 @@ class DaskExecutor(Executor):
                 error = Unshipped(_without_traceback(error), step, _RESULT_ADVICE)
             outcomes.append((result, error))
         return outcomes
+
+
+def _in_dask_task() -> bool:
+    """Whether this thread runs a Dask task: a composite with a Dask executor fitted as a machine by another."""
+    worker = sys.modules.get("distributed.worker")
+    return worker is not None and getattr(worker.thread_state, "key", None) is not None
+
+
+def _in_task_instead() -> Executor:
+    """The executor of a pass inside a Dask task: the threads of the task's share of the cores (one at a time for a
+    share of one), as a process pool inside a worker process of another pool.
+
+    A pass that submitted its fits to the cluster from a task held its
+    worker thread while it waited for them; once every worker thread was so
+    held (two such composites on two threads), no fit could run: the fit
+    never ended.
+    """
+    from joblib import effective_n_jobs
+
+    from wirework.execution.executors import _SEQUENTIAL, ThreadExecutor  # they import this module
+
+    share = effective_n_jobs(-1)  # the task's cap on joblib's loops (see fit_on_worker)
+    return ThreadExecutor(share).open() if share > 1 else _SEQUENTIAL
