@@ -45,6 +45,12 @@ def _halves(name: str, scaled: bool) -> tuple[np.ndarray, np.ndarray]:
     return np.ascontiguousarray(X[::2]), np.ascontiguousarray(X[1::2])
 
 
+def _exact_here(model) -> bool:
+    """Whether the file adds the distances as the native search does on this CPU: a tree search (no BLAS), or
+    OpenBLAS running its SkylakeX kernels, whose order the file follows."""
+    return SKYLAKEX or not _needs_blas(model)
+
+
 def _needs_blas(model) -> bool:
     """Whether the native distances come from BLAS: a brute Euclidean search."""
     return model._fit_method == "brute" and model.effective_metric_ == "euclidean"
@@ -56,8 +62,10 @@ def _needs_blas(model) -> bool:
 def test_local_outlier_factor_is_bit_for_bit(data, scaled, setting):
     train, new = _halves(data, scaled)
     model = clone(SETTINGS[setting]).fit(train)
-    if _needs_blas(model) and not SKYLAKEX:
-        pytest.skip("the brute search's |x|^2 is OpenBLAS's SkylakeX ddot in the file; this CPU runs another")
+    if not _exact_here(model):  # another CPU's BLAS order: the same neighbours, distances a few ulps apart
+        out = run_outputs(ww.to_onnx(model), new)
+        np.testing.assert_allclose(out["score_samples"], model.score_samples(new), rtol=1e-9)
+        return
     for rows in (train, new[:1], new[:3]):  # a training row is its own nearest neighbour
         assert ww.onnx.check_parity(model, ww.to_onnx(model), rows).exact
     out = assert_exports_bit_for_bit(model, new)
@@ -93,14 +101,15 @@ def test_rows_on_the_boundary_are_labelled_as_natively(data):
     # distance (breast cancer: 7 of 80 rows, of which 1 took the other neighbour and label)
     train, _ = _halves(data, scaled=True)
     model = LocalOutlierFactor(novelty=True, contamination=0.1).fit(train)
-    if _needs_blas(model) and not SKYLAKEX:
-        pytest.skip("the brute search's |x|^2 is OpenBLAS's SkylakeX ddot in the file; this CPU runs another")
     rows = boundary_rows(model, train)
     decision = model.decision_function(rows)
     assert (np.abs(decision) < 1e-12).sum() >= 60 and (decision == 0).any()
     tied, _ = _ties(model, rows)
     assert (~tied).sum() >= 70
     out = run_outputs(ww.to_onnx(model), rows)
+    if not _exact_here(model):  # another CPU's BLAS order: labels this close to the boundary may differ
+        np.testing.assert_allclose(out["decision_function"][~tied], decision[~tied], rtol=0, atol=1e-9)
+        return
     np.testing.assert_array_equal(out["decision_function"][~tied], decision[~tied])
     np.testing.assert_array_equal(out["predict"][~tied], model.predict(rows)[~tied])
 
@@ -113,15 +122,16 @@ def test_equal_distances_warn_and_only_rows_with_them_differ(loader, algorithm):
     X, _ = loader(return_X_y=True)
     train, new = np.ascontiguousarray(X[::2], dtype=float), np.ascontiguousarray(X[1::2], dtype=float)
     model = LocalOutlierFactor(novelty=True, algorithm=algorithm).fit(train)
-    if _needs_blas(model) and not SKYLAKEX:
-        pytest.skip("the brute search's |x|^2 is OpenBLAS's SkylakeX ddot in the file; this CPU runs another")
     with pytest.warns(ww.PrecisionWarning, match=r"LocalOutlierFactor: \d+ of its \d+ training rows have their "
                                                   r"20th and 21th nearest training rows at the same distance"):
         exported = ww.to_onnx(model)
     for rows in (new, train):
         out, native = run_outputs(exported, rows)["score_samples"], model.score_samples(rows)
-        differ = out != native
         tied, inner = _ties(model, rows)
+        if not _exact_here(model):  # another CPU's BLAS order: rows without equal distances a few ulps apart
+            np.testing.assert_allclose(out[~tied & ~inner], native[~tied & ~inner], rtol=1e-9)
+            continue
+        differ = out != native
         assert differ.any()
         assert not (differ & ~tied & ~inner).any()
         # equal distances within the k only: the same neighbours summed in another order (measured 6.6e-16)
