@@ -1,5 +1,6 @@
 """Carrying machines' training over to a network built again (``wirework.graph.carry``)."""
 
+import re
 from unittest import mock
 
 import numpy as np
@@ -171,28 +172,82 @@ def test_a_function_is_compared_by_content_closures_included():
     assert carry_over(training_order([old]), training_order([built(3.0)]), {X: "X", y: "y"}) == []
 
 
+def shared_twice(X, y, shared, share, *, pca=False):
+    """scaler -> hcat(d, d) (one node read twice) or hcat(d, d2) (two equal nodes) -> (pca ->) ridge."""
+    Z = ww.machine(shared["scaler"], X, name="scaler").transform(X)
+    doubled = ww.node(np.multiply, Z, 2.0)
+    W = ww.hcat(doubled, doubled if share else ww.node(np.multiply, Z, 2.0))
+    if pca:
+        W = ww.machine(shared["pca"], W, name="pca").fit_transform(W)
+    return ww.machine(shared["ridge"], W, y, name="ridge").predict(W)
+
+
 @pytest.mark.parametrize("old_shares", [True, False])
 def test_a_node_shared_in_one_build_and_built_twice_in_the_other_is_judged_by_what_it_reaches(old_shares):
     """The builds are compared node by node; where one shares a node that the other builds twice (equal keys, other
-    parents), the machines and sources upstream decide, as they always did: here the same, so all is carried."""
+    parents), the machines and sources upstream decide, as they always did: here the same, so all is carried. Its
+    inputs computed the same from the same sources and machines, the ridge is left alone (before, it trained again,
+    "condition 3: upstream state changed (upstream of Machine 'scaler')": its snapshot counted the paths to what is
+    upstream, one in one build and two in the other)."""
     X, y = ww.source(X_DATA, name="X"), ww.source(Y_DATA, name="y")
     shared = models()
-
-    def built(share):
-        Z = ww.machine(shared["scaler"], X, name="scaler").transform(X)
-        doubled = ww.node(np.multiply, Z, 2.0)
-        W = ww.hcat(doubled, doubled if share else ww.node(np.multiply, Z, 2.0))
-        return ww.machine(shared["ridge"], W, y, name="ridge").predict(W)
-
-    old = built(old_shares)
+    old = shared_twice(X, y, shared, old_shares)
     old.fit()
     Counting.events.clear()
-    new = built(not old_shares)
+    new = shared_twice(X, y, shared, not old_shares)
     carried = carry_over(training_order([old]), training_order([new]), {X: "X", y: "y"})
     assert [m.name for m in carried] == ["scaler", "ridge"]
-    new.fit()  # (the ridge trains again: its snapshot counts the paths to what is upstream, one here and two there)
-    assert fits("scaler") == 0
+    new.fit()
+    assert fits() == []
+    assert [m.report()["action"] for m in carried] == ["skipped", "skipped"]
     np.testing.assert_allclose(new(X_DATA[:5]), old(X_DATA[:5]), rtol=1e-12)
+
+
+@pytest.mark.parametrize("old_shares", [True, False])
+@pytest.mark.parametrize(
+    ("change", "reason"),
+    [
+        ("y", "condition 4: source data changed"),
+        ("scaler", r"condition 3: upstream state changed \(Machine 'scaler' \(Counting\)\)"),
+    ],
+)
+def test_what_changed_meanwhile_is_the_reason_where_the_builds_share_a_node_differently(old_shares, change, reason):
+    """A change between the builds (new target data; the scaler retrained) retrains the ridge after carry-over, and
+    its report says which: not the state of upstream machines when only the data changed."""
+    X, y = ww.source(X_DATA, name="X"), ww.source(Y_DATA, name="y")
+    shared = models()
+    old = shared_twice(X, y, shared, old_shares)
+    old.fit()
+    if change == "y":
+        y.data = Y_DATA + 1.0
+    else:
+        old.machines()[0].fit(force=True)
+    Counting.events.clear()
+    new = shared_twice(X, y, shared, not old_shares)
+    carry_over(training_order([old]), training_order([new]), {X: "X", y: "y"})
+    new.fit()
+    assert fits() == ["ridge"]
+    ridge = new.machine
+    assert ridge.report()["action"] == "trained"
+    assert re.fullmatch(reason, ridge.report()["reason"])
+
+
+@pytest.mark.parametrize("old_shares", [True, False])
+def test_a_training_output_carried_where_the_builds_share_a_node_differently_is_still_its_value(old_shares):
+    """The PCA's fit_transform output, kept with its training, is the value of its node in the new build too (before,
+    it counted as stale: the new build's fit raised NotTrainedError, the PCA holding no output)."""
+    X, y = ww.source(X_DATA, name="X"), ww.source(Y_DATA, name="y")
+    shared = {**models(), "pca": PCA(n_components=3)}  # a fit_transform of its own (Counting has none)
+    old = shared_twice(X, y, shared, old_shares, pca=True)
+    old.fit()
+    Counting.events.clear()
+    new = shared_twice(X, y, shared, not old_shares, pca=True)
+    carried = carry_over(training_order([old]), training_order([new]), {X: "X", y: "y"})
+    assert [m.name for m in carried] == ["scaler", "pca", "ridge"]
+    new.fit()
+    assert fits() == []
+    assert [m.report()["action"] for m in carried] == ["skipped"] * 3
+    np.testing.assert_array_equal(new.parents[0](), old.parents[0]())
 
 
 def test_sources_of_one_role_shared_in_one_build_and_not_in_the_other_are_told_apart():

@@ -26,6 +26,7 @@ from typing import Any
 from wirework.graph.fingerprint import tokenize
 from wirework.graph.machines import Machine
 from wirework.graph.nodes import Node
+from wirework.graph.topology import stamps
 
 __all__ = ["carry_over", "constant_tokens"]
 
@@ -86,7 +87,10 @@ def carry_over(
     network over takes time in proportion to its size, however deep. Where
     the builds differ in which nodes they share (one node of one build is
     two nodes of equal keys in the other), the machines after it compare
-    what a walk of each ancestry finds, as before: the same decisions.
+    what a walk of each ancestry finds, as before: the same decisions. Such
+    a machine's snapshot is then restated in its own build's paths of wires,
+    so the retraining rules see what changed since its training, and
+    nothing else.
     """
     old, new = list(old), list(new)
     interned: dict[tuple, int] = {}  # each distinct key, as a number: keys stay flat however deep the network
@@ -99,6 +103,8 @@ def carry_over(
     origin: dict[int, Machine] = {}
     aligned: dict[tuple[int, int], int] = {}  # _aligned's verdict on each pair of nodes met, for the whole call
     carried = []
+    token = object()  # the sums of nodes' states and versions (see _restamp) hold for the call: no machine of
+    # the new build upstream of a machine changes once that machine is met, nor any of the old build
     for machine in new:
         key = new_keys[id(machine)]
         if old_count[key] != 1 or new_count[key] != 1:  # unmatched, or ambiguous
@@ -116,8 +122,37 @@ def carry_over(
                 continue
         machine._adopt(match)
         origin[id(machine)] = match
+        if verdict == _UNALIGNED:  # its snapshot's sums count the paths of the old build's wires
+            _restamp(machine, match, token)
         carried.append(machine)
     return carried
+
+
+def _restamp(machine: Machine, match: Machine, token: object) -> None:
+    """Make what ``machine`` saw at its training (adopted from ``match``) hold in its own build.
+
+    The snapshot's sums count each state and version upstream once per path of wires
+    (:func:`~wirework.graph.topology.stamps`): where the builds share nodes differently (``ww.hcat(d, d)`` in one,
+    two equal nodes in the other) the same machines and sources sum otherwise, and the retraining rules would see
+    a change that is not there (the machine trained again, "condition 3: upstream state changed"). Each sum is
+    judged as ``match``'s rules would judge it, in the old build: unchanged since its training, it is the new
+    build's sum now; changed (a source's new data, an upstream machine trained again), it is ``-1``, which no sum
+    equals (states and versions count from 0), so the rules retrain the machine for that very condition (for
+    condition 3, the states kept of the machines it needs directly name those that changed). The training output it
+    holds keeps its value on the same terms."""
+    snap = machine._snapshot
+    if snap is None or type(snap.upstream_states) is tuple:  # pickled by an earlier wirework: compared by walks
+        return
+    old_now, new_now = stamps(match.args, token), stamps(machine.args, token)
+
+    def moved(seen: tuple) -> tuple[int, int]:
+        return tuple(new if was == old else -1 for was, old, new in zip(seen, old_now, new_now))
+
+    states, versions = moved((snap.upstream_states, snap.source_versions))
+    machine._snapshot = snap._replace(upstream_states=states, source_versions=versions)
+    if machine._output is not None:
+        seen, output, method = machine._output
+        machine._output = ((*moved(seen[:2]), *seen[2:]), output, method)
 
 
 #: What :func:`_aligned` finds of two machines' training arguments: alike, position by position; unaligned (the
