@@ -3,6 +3,7 @@
 import ast
 import inspect
 import pickle
+import re
 import warnings
 from pathlib import Path
 
@@ -143,20 +144,53 @@ def test_machines_given_one_name_are_refused_rather_than_hidden_from_the_report(
     ("names", "keys"),
     [
         ((None, None), {"m1": "Ridge", "m2": "Lasso"}),  # unnamed, of one class or not: numbered, never shared
-        ((None, "m1"), {"m1_": "Ridge", "m1": "Lasso"}),  # the name given wins; the number made up gives way
-        (("m2", None), {"m2": "Ridge", "m2_": "Lasso"}),
-        (("m2_", None), {"m2_": "Ridge", "m2": "Lasso"}),  # no clash: the number stays
+        ((None, "m1"), {"m2": "Ridge", "m1": "Lasso"}),  # the name given wins; the numbers skip it
+        (("m2", None), {"m2": "Ridge", "m1": "Lasso"}),
+        (("m1", None), {"m1": "Ridge", "m2": "Lasso"}),
         ((None, "m1_"), {"m1": "Ridge", "m1_": "Lasso"}),
     ],
 )
-def test_the_key_made_up_for_an_unnamed_machine_gives_way_to_a_name_given(names, keys):
-    """As scikit-learn numbers the step names it makes up (make_pipeline(StandardScaler(), StandardScaler()):
-    standardscaler-1, standardscaler-2) and refuses only duplicates among names given to it, an unnamed
-    machine's m<k> beside a machine you named m<k> becomes m<k>_ (a recipe's own machine gives way alike:
-    "final_" beside a learner "final"), where the network was refused."""
+def test_the_key_made_up_for_an_unnamed_machine_skips_a_name_given(names, keys):
+    """As scikit-learn numbers the step names it makes up and refuses only duplicates among names given to it, an
+    unnamed machine's number skips a name you gave (as in formulas and drawings: see the next test), where the
+    network was refused."""
     model = SharedName(names).fit(X_DATA, Y_DATA)
     assert keyed(model) == keys
     assert list(model.report_()) == ["machines", "mean"]
+
+
+class ReadOtherwise(RegressorMixin, ww.Composite):
+    """Four machines, unnamed (the PCA named when ``name`` says), trained in another order than a formula reads
+    them: the target's scaler is read first, and the lasso, whose predictions the ridge learns, is reached by
+    training edges only."""
+
+    def __init__(self, name=None):
+        self.name = name
+
+    def network(self, X, y=None):
+        scale_y = ww.machine(StandardScaler(), y)
+        Z = ww.machine(PCA(n_components=2), X, name=self.name).transform(X)
+        lasso = ww.machine(Lasso(alpha=0.01), Z, scale_y.transform(y))
+        ridge = ww.machine(Ridge(), Z, lasso.predict(Z))
+        return ww.Signature(predict=scale_y.inverse_transform(ridge.predict(Z)))
+
+
+@pytest.mark.parametrize("name", [None, "m2"])
+def test_report_keys_are_the_names_formulas_and_drawings_show(name):
+    """Before, report_() and fitted_params_() numbered unnamed machines in training order (m1 the PCA, m2 the
+    target's scaler...) and formulas and drawings in reading order (m1 the target's scaler), so m1 was another
+    machine in each; and an unnamed m2 beside your m2 was m2_ in one and m3 in the other. One naming now."""
+    model = ReadOtherwise(name).fit(X_DATA, Y_DATA)
+    keys = keyed(model)
+    signature = model.network(ww.source(name="X"), ww.source(name="y"))
+    assert dict(re.findall(r'label="([\w#]+)\\n(\w+)"', signature["predict"].to_dot())) == keys
+    expected = {"m1": "StandardScaler", "m3": "Ridge", "m2": "PCA", "m4": "Lasso"} if name else None
+    assert keys == (expected or {"m1": "StandardScaler", "m2": "Ridge", "m3": "PCA", "m4": "Lasso"})
+    shown = {"StandardScaler": "inverse_transform", "Ridge": "predict", "PCA": "transform"}
+    formula = "inverse_transform({}, predict({}, transform({}, X)))"
+    assert repr(signature["predict"]) == formula.format(*(k for c in shown for k, v in keys.items() if v == c))
+    assert repr(signature) == f"Signature(predict={repr(signature['predict'])})"
+    assert keyed(pickle.loads(pickle.dumps(model))) == keys  # nothing new is pickled: old pickles key alike
 
 
 def test_a_report_node_is_named_apart_from_the_machines_but_not_machines():

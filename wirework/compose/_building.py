@@ -27,7 +27,6 @@ from wirework.graph.nodes import Source, source
 from wirework.graph.topology import ancestry, reading_outside, training_order, upstream_sources
 from wirework.graph.training import TrainingValues
 from wirework.compose._hyperparams import is_estimator
-from wirework.compose._named import machine_keys
 from wirework.compose.signature import Signature
 
 __all__: list[str] = []
@@ -351,11 +350,11 @@ class _ComposedNetwork:
         :func:`~wirework.compose._named.machine_keys`: only names given to two machines are shared): a key shared
         would hide a machine, and a recipe's fitted attributes, which look machines up by name, could give
         another's model."""
-        keys = machine_keys(machines)
-        if len(set(keys)) == len(keys):
+        given = [m.name for m in machines if m.name]
+        if len(set(given)) == len(given):
             return
-        key = next(key for key in keys if keys.count(key) > 1)
-        shown = [m._title() for m, k in zip(machines, keys) if k == key]
+        key = next(name for name in given if given.count(name) > 1)
+        shown = [m._title() for m in machines if m.name == key]
         raise GraphError(
             f"{type(self).__name__}.network() has {len(shown)} machines named {key!r}: {', '.join(shown)}. "
             "report_() and fitted_params_() name each machine, so names must differ. Give each its own name "

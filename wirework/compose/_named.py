@@ -22,9 +22,11 @@ except ImportError:  # scikit-learn < 1.7
 
 from wirework.errors import ArgumentError, GraphError
 from wirework.graph.data import describe
+from wirework.graph.inspect import view_names
 
 if TYPE_CHECKING:  # pragma: no cover
     from wirework.graph.machines import Machine
+    from wirework.graph.nodes import Node
 
 __all__ = ["NamedEstimators", "TrainedEstimators", "check_named", "dropped", "machine_keys", "unclaimed"]
 
@@ -152,25 +154,19 @@ def unclaimed(name: str, claimed: Iterable[str]) -> str:
     return name
 
 
-def machine_keys(machines: Sequence[Machine]) -> list[str]:
+def machine_keys(machines: Sequence[Machine], roots: Sequence[Node] = ()) -> list[str]:
     """The key of each of ``machines`` (a network's, in training order) in a composite's ``report_()["machines"]``
-    and ``fitted_params_()``: its name, or ``m<k>`` for the ``k``-th when unnamed.
+    and ``fitted_params_()``: its name, or when unnamed the name the formulas and drawings of its network's outputs
+    ``roots`` show (:func:`~wirework.graph.inspect.view_names`: ``m1, m2, …`` in reading order, skipping the names
+    given).
 
     A name given to a machine is its key, so two machines given one name
     share it (the composite refuses them, as scikit-learn refuses two steps
-    given one name). A key made up for an unnamed machine gives way to a
-    name given to another, by :func:`unclaimed`'s rule: ``m1_`` beside a
-    machine named ``m1`` (as scikit-learn numbers the names it makes up,
-    never the names given to it).
+    given one name); a number made up for an unnamed machine skips every
+    name given, so it is never shared.
     """
-    given = {machine.name for machine in machines if machine.name}
-    keys = []
-    for k, machine in enumerate(machines, start=1):
-        key = machine.name or f"m{k}"
-        if not machine.name and key in given:
-            key = unclaimed(key, given)
-        keys.append(key)
-    return keys
+    names = view_names(roots, more=machines)
+    return [machine.name or names(machine) for machine in machines]
 
 
 def _is_pair(item: Any) -> bool:

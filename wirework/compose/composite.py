@@ -452,7 +452,13 @@ class Composite(
     def fitted_params_(self) -> dict[str, Any]:
         """The trained estimator of each machine, by machine name (``m1``… when unnamed)."""
         self._ready()
-        return dict(zip(machine_keys(self.machines_), (m.fitted_model for m in self.machines_)))
+        return dict(zip(self._machine_keys(), (m.fitted_model for m in self.machines_)))
+
+    def _machine_keys(self) -> list[str]:
+        """The keys of ``machines_`` in :meth:`report_` and :meth:`fitted_params_`: the names the formulas and
+        drawings of the network's outputs show (see :func:`~wirework.compose._named.machine_keys`)."""
+        built = self.__dict__.get("_built")
+        return machine_keys(self.machines_, [] if built is None else built.signature.nodes())
 
     def _trained(self, names: list[str]) -> dict[str, Any]:
         """The trained models of the machines ``names`` (scikit-learn's fitted attributes of the recipes); none
@@ -476,7 +482,7 @@ class Composite(
         if "machines_" not in self.__dict__:
             self._ready()  # never fitted: says so
         return {
-            "machines": dict(zip(machine_keys(self.machines_), (m.report() for m in self.machines_))),
+            "machines": dict(zip(self._machine_keys(), (m.report() for m in self.machines_))),
             **self.__dict__.get("report_values_", {}),
         }
 

@@ -115,10 +115,12 @@ class Signature(Mapping):
         return [*self._operations.values(), *self.report.values()]
 
     def __repr__(self) -> str:
-        from wirework.graph.inspect import formulas
+        from wirework.graph.inspect import formula, view_names
 
-        # named once across the outputs: m1 is one machine in every one of them
-        shown = formulas(list(self._operations.values()))
+        # named once across the outputs, report nodes included: m1 is one machine in every one of them, and the
+        # machine a composite's report_() keys m1
+        names = view_names(self.nodes())
+        shown = [formula(node, names) for node in self._operations.values()]
         parts = [f"{name}={text}" for name, text in zip(self._operations, shown)]
         if self.report:
             parts.append(f"report={sorted(self.report)}")

@@ -21,7 +21,7 @@ from wirework.graph.topology import ancestry
 if TYPE_CHECKING:  # pragma: no cover
     from wirework.graph.machines import Machine
 
-__all__ = ["formula", "to_dot", "to_svg"]
+__all__ = ["formula", "to_dot", "to_svg", "view_names"]
 
 _MAX_LENGTH = 400
 
@@ -106,12 +106,52 @@ def _constant(value: Any) -> str:
     return text if len(text) <= 40 else text[:37] + "..."
 
 
+def _completed(targets: Sequence[Node]) -> tuple[list[Node], list[Machine]]:
+    """The nodes and machines of the completed graph upstream of ``targets``: the ordinary ancestry first, then
+    what the machines met are trained on (training edges), round by round, each once."""
+    seen: set[int] = set()
+    nodes: list[Node] = []
+    machines: list[Machine] = []
+    pending, done = list(targets), 0
+    while pending:
+        for node in ancestry(pending):
+            if id(node) in seen:
+                continue
+            seen.add(id(node))
+            nodes.append(node)
+            if node.kind == "dynamic" and id(node.machine) not in seen:
+                seen.add(id(node.machine))
+                machines.append(node.machine)
+        pending = [a for m in machines[done:] for a in m.args if id(a) not in seen]
+        done = len(machines)
+    return nodes, machines
+
+
+def view_names(targets: Sequence[Node], *, also: Sequence[Machine] = (), more: Sequence[Machine] = ()) -> _Names:
+    """The names of one view of ``targets``: their formulas, the drawing of their completed graph, a composite's
+    ``report_()`` and ``fitted_params_()`` keys. The machines and sources the formulas show come first, in reading
+    order; then the machines and sources reached through training edges only; then the machines ``more`` not met
+    (see :class:`_Names`). The names of the machines ``also`` are taken (a machine's own, shown next to its
+    arguments)."""
+    return _view(targets, also=also, more=more)[2]
+
+
+def _view(
+    targets: Sequence[Node], *, also: Sequence[Machine] = (), more: Sequence[Machine] = ()
+) -> tuple[list[Node], list[Machine], _Names]:
+    """The completed graph of ``targets`` (:func:`_completed`) and the names :func:`view_names` gives."""
+    nodes, machines = _completed(targets)
+    items = [*_reading_order(targets), *machines, *(n for n in nodes if n.kind == "source"), *more]
+    return nodes, machines, _Names(items, taken=[name for m in also if (name := _given(m))])
+
+
 def formulas(targets: Sequence[Node], *, also: Sequence[Machine] = ()) -> list[str]:
     """Each node as an expression (see :func:`formula`), machines and sources named once across all of them:
     a machine's training arguments from two unnamed sources read ``s1, s2``, not ``s1, s1``. The names of the
-    machines ``also`` are taken too (a machine's own, shown next to its arguments)."""
-    names = _Names(_reading_order(targets), taken=[name for m in also if (name := _given(m))])
-    return [formula(target, names) for target in targets]
+    machines ``also`` are taken too (a machine's own, shown next to its arguments). Named as :func:`view_names` says,
+    so as the drawing names them."""
+    shown = view_names(targets, also=also)
+    return [formula(target, shown) for target in targets]
 
 
 def formula(target: Node, names: _Names | None = None) -> str:
@@ -121,7 +161,7 @@ def formula(target: Node, names: _Names | None = None) -> str:
     longer than a few hundred characters are cut with ``…``.
     """
     if names is None:
-        names = _Names(_reading_order([target]))
+        names = view_names([target])
     texts: dict[int, str] = {}
     for node in ancestry([target]):
         if node.kind == "source":
@@ -138,24 +178,11 @@ def formula(target: Node, names: _Names | None = None) -> str:
 
 def _graph(target: Node) -> tuple[list[drawing.Vertex], list[drawing.Edge]]:
     """Vertices and edges of the completed graph upstream of ``target``."""
-    ids: dict[int, str] = {}
+    nodes, machines, names = _view([target])
+    ids = {id(node): f"node{k}" for k, node in enumerate(nodes, start=1)}
+    ids.update((id(machine), f"machine{k}") for k, machine in enumerate(machines, start=1))
     vertices: list[drawing.Vertex] = []
     edges: list[drawing.Edge] = []
-    machines: list[Machine] = []
-    pending: list[Node] = [target]
-    nodes: list[Node] = []
-    while pending:
-        for node in ancestry(pending):
-            if id(node) in ids:
-                continue
-            nodes.append(node)
-            ids[id(node)] = f"node{len(nodes)}"
-            if node.kind == "dynamic" and id(node.machine) not in ids:
-                machines.append(node.machine)
-                ids[id(node.machine)] = f"machine{len(machines)}"
-        pending = [a for m in machines for a in m.args if id(a) not in ids]
-    # the formula's machines and sources first, in its order; then those reached through training edges only
-    names = _Names([*_reading_order([target]), *machines, *(n for n in nodes if n.kind == "source")])
     for node in nodes:
         if node.kind == "source":
             label = names(node)
