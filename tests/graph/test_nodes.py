@@ -428,7 +428,7 @@ def test_a_pickled_trained_network_names_the_nodes_module_and_comes_back_trained
 
     from sklearn.cluster import DBSCAN
 
-    from wirework.graph.nodes import DynamicNode, Source, StaticNode, TrainingOutputNode
+    from wirework.graph.nodes import DynamicNode, FitPredictNode, Node, Source, StaticNode, TrainingOutputNode
 
     X_all, y_all = load_diabetes(return_X_y=True)
     X, y = ww.source(X_all[:80], name="X"), ww.source(y_all[:80], name="y")
@@ -440,6 +440,12 @@ def test_a_pickled_trained_network_names_the_nodes_module_and_comes_back_trained
     data = pickle.dumps(root)
     assert b"wirework.graph.nodes" in data and b"_blank" in data
     assert b"_node_pickling" not in data and b"_calling" not in data
+    # the classes live in one module per concept (_lazy, _sources, _dynamic, _static): pickles name them as before
+    assert not any(b"wirework.graph." + part in data for part in (b"_lazy", b"_sources", b"_dynamic", b"_static"))
+    for kind in (Node, Source, DynamicNode, TrainingOutputNode, StaticNode):
+        old_layout = b"cwirework.graph.nodes\n" + kind.__name__.encode() + b"\np0\n."  # as wirework pickled it
+        assert pickle.dumps(kind, protocol=0) == old_layout and pickle.loads(old_layout) is kind
+    assert FitPredictNode is TrainingOutputNode and pickle.loads(b"cwirework.graph.nodes\nFitPredictNode\np0\n.") is TrainingOutputNode
     back = pickle.loads(data)
     kinds = {type(n) for n in back._ancestry()}
     assert {Source, DynamicNode, StaticNode, TrainingOutputNode} <= kinds
