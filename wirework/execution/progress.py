@@ -19,6 +19,10 @@ class Progress:
     The bar uses ``tqdm`` when it is installed, else one line of text.
     """
 
+    #: Someone watches (a bar or a callback): the scheduler reports each machine as its fit ends, rather than
+    #: fetching together results nothing waits for (a flat ensemble's members) once all have ended.
+    watched = True
+
     def __init__(self, total: int, *, show: bool = False, callback: Callable[[dict[str, Any]], None] | None = None) -> None:
         self.total = total
         self.done = 0
@@ -67,6 +71,8 @@ class Progress:
 
 class _Quiet(Progress):
     """The progress of a pass that nobody watches: nothing to count, call or draw."""
+
+    watched = False
 
     def __init__(self) -> None:
         super().__init__(0)

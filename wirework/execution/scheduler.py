@@ -115,6 +115,7 @@ def _as_ready(
     running: dict[Any, tuple[int, Job]] = {}
     deferred: list[Any] = []
     synchronous = engine.name == "sequential"
+    watched = bar.watched  # then each machine is reported as its fit ends
     run.values_pickled = engine.pickles_values  # then a model that writes in place is not given copies
 
     def visited(k: int) -> None:
@@ -173,13 +174,17 @@ def _as_ready(
                     collect([future])  # known at once: a failure stops the batch right here
             if running:
                 waiting_on = [f for f in running if f not in deferred]
-                if all(not dependants[running[f][0]] for f in waiting_on):
+                if not watched and all(not dependants[running[f][0]] for f in waiting_on):
                     done = engine.wait_all(waiting_on)  # nothing waits on any of them: one wait for all
                 else:
                     done = engine.wait_any(waiting_on) if waiting_on else []
-                # Results nothing waits for are fetched together later: one round trip for many (Dask).
-                urgent = [f for f in done if dependants[running[f][0]]]
-                deferred.extend(f for f in done if not dependants[running[f][0]])
+                # Results nothing waits for are fetched together later: one round trip for many (Dask); unless
+                # progress is watched (the members of a flat ensemble were all reported at its end).
+                if watched:
+                    urgent = done
+                else:
+                    urgent = [f for f in done if dependants[running[f][0]]]
+                    deferred.extend(f for f in done if not dependants[running[f][0]])
                 if urgent:
                     collect(urgent)
                 if deferred and len(deferred) == len(running):
