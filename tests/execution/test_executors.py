@@ -560,6 +560,86 @@ def test_a_keyboard_interrupt_while_threads_fit_stops_at_once():
     assert 2 <= len(trained_or_untouched(machines)) <= 3  # the first two fits ended at 1 s; not the judge
 
 
+CTRL_C_PROGRAM = """
+import os, signal, sys, threading, time
+import numpy as np, psutil
+import wirework as ww
+from sklearn.base import BaseEstimator, RegressorMixin
+from wirework.execution import _pools
+
+
+class Slow(RegressorMixin, BaseEstimator):
+    def __init__(self, seconds=0.0, log=None):
+        self.seconds = seconds
+        self.log = log
+
+    def fit(self, X, y):
+        with open(self.log, "a") as out:
+            out.write("started\\n")
+        time.sleep(self.seconds)
+        self.mean_ = float(np.mean(y))
+        return self
+
+    def predict(self, X):
+        return np.full(len(X), self.mean_)
+
+
+def ctrl_c(log, workers, to):
+    while len(open(log).read().splitlines()) < 4:  # the quick fits ended, the slow ones run
+        time.sleep(0.05)
+    time.sleep(1.0)
+    workers.extend(_pools._PROCESS_POOLS[2]._processes)
+    if to == "group":
+        os.killpg(os.getpgid(0), signal.SIGINT)  # as a terminal sends Ctrl-C: to the whole group, the workers too
+    else:
+        os.kill(os.getpid(), signal.SIGINT)  # as kill -INT sends it: to this process alone
+
+
+if __name__ == "__main__":
+    log, cache, to = sys.argv[1], ww.FitCache(sys.argv[2]), sys.argv[3]
+    X, y = ww.source(np.eye(6), name="X"), ww.source(np.arange(6.0), name="y")
+    machines = [ww.machine(Slow(s, log), X, y, name=f"m{s}") for s in (0.0, 0.1, 90.0, 91.0)]
+    workers = []
+    threading.Thread(target=ctrl_c, args=(log, workers, to), daemon=True).start()
+    try:
+        ww.mean(*[m.predict(X) for m in machines]).fit(executor=ww.ProcessExecutor(2), cache=cache, verbose=0)
+    except KeyboardInterrupt:
+        print("interrupted")
+    print("states", [m.state for m in machines])
+    print("workers", len(workers), "alive", [pid for pid in workers if psutil.pid_exists(pid)])
+    again = [ww.machine(Slow(s, log), X, y) for s in (0.0, 0.1)]
+    ww.mean(*[m.predict(X) for m in again]).fit(cache=cache, verbose=0)
+    print("cached", ["cache" in m.report()["reason"] for m in again], flush=True)
+"""
+
+
+@pytest.mark.parametrize("to", ["group", "parent"])
+def test_ctrl_c_while_worker_processes_fit_stops_them_and_prints_nothing_else(tmp_path, to):
+    """SIGINT while worker processes fit, to the process group (Ctrl-C on a terminal) or to the parent alone:
+    KeyboardInterrupt and nothing else printed (a worker interrupted while starting died with its traceback, the
+    pool's thread then printed an InvalidStateError), no worker left running (a fit of 90 s ran on after the
+    call, and the program could not exit before it ended); the fits that ended are kept, written whole to the
+    disk cache."""
+    import subprocess
+    import sys
+
+    program = tmp_path / "ctrl_c.py"
+    program.write_text(CTRL_C_PROGRAM)
+    log, cache = tmp_path / "fits.log", tmp_path / "cache"
+    log.write_text("")
+    started = time.perf_counter()
+    done = subprocess.run(
+        [sys.executable, str(program), str(log), str(cache), to],
+        capture_output=True, text=True, timeout=300, start_new_session=True,  # a group of its own to interrupt
+    )
+    assert time.perf_counter() - started < 80  # not waiting for the 90 s fits
+    assert done.returncode == 0 and done.stderr == "", done.stderr
+    lines = done.stdout.splitlines()
+    assert lines[:3] == ["interrupted", "states [1, 1, 0, 0]", "workers 2 alive []"], done.stdout
+    assert lines[3] == "cached [True, True]"
+    assert len(list(cache.rglob("*.pkl"))) == 2 and not list(cache.rglob("*.tmp"))
+
+
 def test_an_interrupt_while_a_fit_is_stored_loses_nothing(monkeypatch):
     X, y = ww.source(X_DATA, name="X"), ww.source(Y_DATA, name="y")
     mach = ww.machine(Ridge(), X, y, name="ridge")

@@ -80,6 +80,39 @@ _BROKEN = (
 )
 
 
+def _end_pool(pool: cf.ProcessPoolExecutor, workers: int) -> bool:
+    """End ``pool`` (of ``workers`` processes) unless another pass uses it now: its worker processes are
+    terminated and awaited, and the next pass starts a new pool. Returns whether it was ended.
+
+    An interrupted pass gives up its fits; those its workers run (or were sent ahead) would run to their end,
+    results dropped, and keep the program from exiting until then (the pool's shutdown at exit waits for them).
+    """
+    with _POOLS:
+        if _PROCESS_POOLS.get(workers) is pool:
+            if _POOL_USERS.get(workers, 0) > 1:  # another pass's fits run there too: not this pass's to end
+                return False
+            del _PROCESS_POOLS[workers]
+    processes = list((getattr(pool, "_processes", None) or {}).values())  # a copy: the pool's thread edits it
+    for process in processes:
+        process.terminate()  # SIGTERM: a worker ends at once, in C code too (it sets no handler)
+    for process in processes:
+        process.join(_END_WAIT)
+        if process.is_alive():
+            process.kill()
+            process.join(_END_WAIT)
+    # The pool's manager thread finds its workers dead, fails the futures left with BrokenProcessPool (none is
+    # cancelled: failing a cancelled one raised InvalidStateError in that thread) and ends. Awaited: at exit,
+    # Python's shutdown of the pools wrote to the pipe that thread was closing meanwhile (OSError: Bad file
+    # descriptor, printed).
+    manager = getattr(pool, "_executor_manager_thread", None)
+    if manager is not None:
+        manager.join(_END_WAIT)
+    return True
+
+
+_END_WAIT = 5.0  # seconds a terminated worker is given to end
+
+
 @atexit.register
 def _shutdown_pools(wait: bool = False) -> None:
     """Shut down every pool (fits not started are cancelled); ``wait``: until their workers have ended."""

@@ -16,6 +16,7 @@ import asyncio
 import os
 import pickle
 import re
+import signal
 from typing import Any
 
 from threadpoolctl import threadpool_limits
@@ -72,7 +73,18 @@ _RESULT_ADVICE = (
 
 
 def _init_process(threads: int) -> None:
+    """Set up a worker process of ``ProcessExecutor``: its inner threads, and deaf to Ctrl-C.
+
+    A terminal sends Ctrl-C's SIGINT to the whole foreground process group,
+    the workers too. A worker fitting then sent ``KeyboardInterrupt`` back as
+    its fit's error and went on to the next fit queued; an idle one died with
+    a traceback, breaking the pool (whose manager thread then printed an
+    ``InvalidStateError`` as it failed the futures the pass had cancelled).
+    The parent alone handles the interrupt: it stops the pass and ends the
+    workers still running its fits (see ``ProcessExecutor.cancel``).
+    """
     global _worker_threads
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
     for variable in ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS"):
         os.environ[variable] = str(threads)
     threadpool_limits(limits=threads)

@@ -30,7 +30,8 @@ from wirework.errors import ArgumentError, ParameterError
 from wirework.execution import _shipping
 from wirework.execution._base import Executor
 from wirework.execution._dask import DaskExecutor
-from wirework.execution._pools import _BROKEN, _POOL_USERS, _POOLS, _PROCESS_POOLS, MAX_PROCESSES, _start_pool, _unimportable_main
+from wirework.execution._pools import _BROKEN, _POOL_USERS, _POOLS, _PROCESS_POOLS, MAX_PROCESSES, _end_pool, _start_pool
+from wirework.execution._pools import _unimportable_main
 from wirework.execution._settings import Count, workers as _workers
 from wirework.execution._shipping import _PROCESS_ADVICE, Unshipped, _Mapped, fit_on_worker, run_mapped, run_pickled
 from wirework.execution.limits import cores, hold_limits, inner_threads, joblib_level, limit_openmp, release_limits, run_capped
@@ -243,6 +244,7 @@ class ProcessExecutor(Executor):
         self._mapped: dict[int, tuple[Any, _Mapped]] = {}
         self.mapped = 0  # arrays written during the pass (the executor itself: during the last pass to end)
         self._instead: Executor | None = None  # fits this pass in threads (or one at a time) instead
+        self._pool: cf.ProcessPoolExecutor | None = None  # the pool this pass's fits were last sent to
 
     def _ship(self, value: Any) -> Any:
         import numpy as np
@@ -308,7 +310,7 @@ class ProcessExecutor(Executor):
             job = pickle.dumps((model, shipped, how), protocol=pickle.HIGHEST_PROTOCOL)
         except Exception as error:
             raise Unshipped(error, "sending it to a worker process (pickling the model and its data)", _PROCESS_ADVICE) from None
-        pool = _PROCESS_POOLS[self.workers]
+        pool = self._pool = _PROCESS_POOLS[self.workers]
         try:
             return pool.submit(run_pickled, job)
         except cf.process.BrokenProcessPool:  # a worker died earlier: start a new pool once
@@ -316,10 +318,18 @@ class ProcessExecutor(Executor):
                 if _PROCESS_POOLS.get(self.workers) is pool:  # not replaced by another pass meanwhile
                     pool.shutdown(wait=False, cancel_futures=True)
                     _start_pool(self.workers)
-            return _PROCESS_POOLS[self.workers].submit(run_pickled, job)
+            pool = self._pool = _PROCESS_POOLS[self.workers]
+            return pool.submit(run_pickled, job)
 
     def cancel(self, futures: list[Any]) -> None:
-        (self._instead or super()).cancel(futures)
+        """Give up ``futures`` (an interrupted pass): the pool's worker processes, which run them or were sent
+        them ahead, are ended and awaited, and the next pass starts a new pool (fits of 30 s ran on for 30 s after
+        Ctrl-C, and kept the program from exiting). A pool another pass uses at the moment is left running: there
+        the fits not started are cancelled, as threads do."""
+        if self._instead is not None:
+            self._instead.cancel(futures)
+        elif self._pool is None or not _end_pool(self._pool, self.workers):
+            super().cancel(futures)
 
     def wait_any(self, futures: Iterable[Any]) -> list[Any]:
         return (self._instead or super()).wait_any(futures)
