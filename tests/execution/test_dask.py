@@ -239,3 +239,38 @@ def test_a_composite_on_dask_fitted_in_a_dask_task_fits_in_the_task(dask_client,
         dask_client.restart()  # the worker threads are held: free them for the other tests
         pytest.fail("the Stack's fit did not end within 30 s")
     assert np.array_equal(model.predict(X), stack().fit(X, y).predict(X))
+
+
+@pytest.mark.parametrize("processes", [True, False])
+def test_a_model_that_writes_in_place_gets_its_values_copied_once(processes, monkeypatch):
+    """Workers in other processes get each value by serialization, a copy: the copy made before sending was a
+    second one. A scattered value is one object in a worker's memory, shared by its fits: there a model that
+    writes in place copies it. Workers of this process (processes=False: inproc) share the very objects: the
+    values are copied before they are sent."""
+    import distributed
+
+    from wirework.graph import _retraining
+
+    made = []
+    real = _retraining.copied
+    monkeypatch.setattr(_retraining, "copied", lambda value: made.append(value) or real(value))
+    shifted = X_DATA + 3.0  # Ridge(copy_X=False) centres its X in place: columns far from 0 show it
+    X, y = ww.source(shifted.copy(), name="X"), ww.source(Y_DATA, name="y")
+    writers = [ww.machine(Ridge(alpha=a, copy_X=False), X, y, name=f"writer{a}") for a in (1.0, 2.0)]
+    reader = ww.machine(Ridge(alpha=3.0), X, y, name="reader")
+    yhat = ww.mean(*[m.predict(X) for m in [*writers, reader]])
+    with (
+        distributed.LocalCluster(
+            n_workers=1, threads_per_worker=1, processes=processes, dashboard_address=":0", silence_logs=40
+        ) as cluster,
+        distributed.Client(cluster) as client,
+    ):
+        executor = ww.DaskExecutor(client, scatter_bytes=0)  # X and y scattered: shared by the three fits
+        yhat.fit(executor=executor, verbose=0)
+        assert executor.scatters == (2 if processes else 6)  # X and y; or a copy of both for each writer too
+    assert len(made) == (0 if processes else 4)  # X and y of each writer, copied here
+    for mach, alpha in zip([*writers, reader], (1.0, 2.0, 3.0)):
+        expected = Ridge(alpha=alpha).fit(shifted, Y_DATA)
+        np.testing.assert_allclose(mach.fitted_model.coef_, expected.coef_, rtol=1e-9)
+        np.testing.assert_allclose(mach.fitted_model.intercept_, expected.intercept_, rtol=1e-9)
+    np.testing.assert_array_equal(X.data, shifted)

@@ -19,6 +19,7 @@ from wirework.execution._shipping import _DASK_ADVICE, _RESULT_ADVICE, Unshipped
 from wirework.execution._shipping import _without_traceback, fit_on_worker
 from wirework.graph.data import buffer_bytes
 from wirework.graph.jobs import How
+from wirework.graph.kept import writes_in_place
 
 __all__ = ["DaskExecutor"]
 
@@ -90,6 +91,7 @@ class DaskExecutor(Executor):
         self._per_host: dict[str, int] | None = None
         self.scatters = 0  # values scattered during the pass (the executor itself: during the last pass to end)
         self._completed: Any = None
+        self._pickles: bool | None = None  # see pickles_values
 
     def _client(self) -> Any:
         """The client fits go through: the one given, the default one, or one connected to ``address``."""
@@ -147,6 +149,26 @@ class DaskExecutor(Executor):
     def workers(self) -> int:  # type: ignore[override]
         return max(1, sum(self._client().nthreads().values()))
 
+    @property
+    def pickles_values(self) -> bool:  # type: ignore[override]
+        """Whether the workers are other processes, which get each job's values by serialization, a copy of
+        their own: then a model that writes into its input is not given copies first (see
+        :mod:`wirework.graph.kept`).
+
+        Told by the scheduler's address, without reaching it: workers of an ``inproc://`` scheduler
+        (``LocalCluster(processes=False)``) are threads of this process, and the data scattered to them is the
+        very object (a value sent with a job is pickled even there, a scattered one is not); over ``tcp://``,
+        ``tls://``, ``ucx://`` every value is serialized, in this process too. Without a client (the pass then
+        says so as it submits), ``False``.
+        """
+        if self._pickles is None:
+            try:
+                address = self.address or self._client().scheduler.address
+            except Exception:  # no client runs: the first fit submitted says so
+                return False
+            self._pickles = isinstance(address, str) and not address.startswith("inproc://")
+        return self._pickles
+
     def __repr__(self) -> str:  # without reaching the cluster (a repr must not connect, nor wait)
         if self.client is not None:
             return f"DaskExecutor(client={self.client!r})"
@@ -185,7 +207,13 @@ class DaskExecutor(Executor):
                 self._per_host[host] = self._per_host.get(host, 0) + int(info.get("nthreads", 1))
         try:
             shipped = [self._ship(v) for v in values]
-            future = client.submit(fit_on_worker, model, shipped, how, self._per_host, pure=False, retries=self.retries)
+            # A scattered value is one object in a worker's memory, shared by the fits there: a model that writes
+            # into it copies it on the worker (its values were not copied here: see pickles_values).
+            scattered = [k for k, (value, sent) in enumerate(zip(values, shipped)) if sent is not value]
+            copies = tuple(scattered) if scattered and self.pickles_values and writes_in_place(model) else ()
+            future = client.submit(
+                fit_on_worker, model, shipped, how, self._per_host, copies, pure=False, retries=self.retries
+            )
         except Exception as error:
             if not _unserializable(error):
                 raise

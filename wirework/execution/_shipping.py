@@ -23,6 +23,7 @@ from threadpoolctl import threadpool_limits
 
 from wirework.execution.limits import cores, fit_limited, joblib_limited, lightgbm_cap
 from wirework.graph.jobs import How, run_job
+from wirework.graph.kept import copied
 
 __all__ = ["Unshipped", "fit_on_worker", "run_mapped", "run_pickled"]
 
@@ -31,11 +32,17 @@ def _host(address: str) -> str:
     return address.split("://")[-1].rsplit(":", 1)[0]
 
 
-def fit_on_worker(model: Any, values: list[Any], how: How, threads_per_host: dict[str, int]) -> tuple[Any, Any, float]:
-    """A Dask task: fit with inner threads limited by the worker threads sharing this host."""
+def fit_on_worker(
+    model: Any, values: list[Any], how: How, threads_per_host: dict[str, int], copies: tuple[int, ...] = ()
+) -> tuple[Any, Any, float]:
+    """A Dask task: fit with inner threads limited by the worker threads sharing this host, on copies of the
+    values at positions ``copies`` (scattered values, shared by the fits on this worker, that the model may
+    write into)."""
     from distributed import get_worker
 
     busy = threads_per_host.get(_host(get_worker().address), 1)
+    if copies:
+        values = [copied(value) if k in copies else value for k, value in enumerate(values)]
     return fit_limited(model, values, how, max(1, cores() // busy))
 
 
