@@ -771,6 +771,62 @@ def test_an_in_memory_entry_does_not_change_when_the_callers_data_is_edited_in_p
     np.testing.assert_allclose(again.fitted_model.predict(query), expected)
 
 
+def nested_neighbours():
+    """A KNeighborsTransformer (it keeps the array it trained on) in a ColumnTransformer (a slice of columns: a view
+    of the caller's array) in a Pipeline: the data is five levels into the fitted model."""
+    from sklearn.compose import ColumnTransformer
+    from sklearn.neighbors import KNeighborsTransformer
+    from sklearn.pipeline import Pipeline
+
+    knn = KNeighborsTransformer(n_neighbors=3, mode="distance")
+    return Pipeline([("ct", ColumnTransformer([("knn", knn, slice(0, 3))])), ("ridge", Ridge())])
+
+
+def neighbours_composite():
+    """A composite used as a model: its fitted k-neighbours model is held by a machine of its network."""
+    from sklearn.neighbors import KNeighborsRegressor
+
+    return ww.Pipeline([("knn", KNeighborsRegressor(n_neighbors=3))])
+
+
+@pytest.mark.parametrize("make", [nested_neighbours, neighbours_composite])
+def test_an_in_memory_entry_stays_as_trained_however_deep_its_model_keeps_the_callers_data(make):
+    # holds_values looked four levels into a fitted model, and not into a composite's machines: a Pipeline whose
+    # ColumnTransformer holds a KNeighborsTransformer, or a ww.Pipeline of k-neighbours, kept the caller's array
+    # uncopied in the entry, and a later machine given data equal to the original predicted with the edited data.
+    cache = ww.FitCache()
+    mine = X_DATA.copy()
+    ww.machine(make(), mine, Y_DATA).fit(cache=cache)
+    mine += 5.0  # edited in place afterwards
+    again = ww.machine(make(), X_DATA.copy(), Y_DATA).fit(cache=cache)
+    assert again.report()["reason"].endswith("(fit found in the cache)")
+    query = X_DATA[:7] + 0.1
+    expected = make().fit(X_DATA.copy(), Y_DATA).predict(query)
+    np.testing.assert_array_equal(again.fitted_model.predict(query), expected)
+
+
+def test_an_in_memory_entry_of_a_model_that_keeps_the_list_it_trained_on_stays_as_trained():
+    # A model trained on a list (of texts, say) that keeps it: the list was not looked for (only arrays were), so
+    # the caller appending to it afterwards changed the entry.
+    from sklearn.base import BaseEstimator
+
+    class KeepsTexts(BaseEstimator):
+        def fit(self, X, y=None):
+            self.texts_ = X
+            return self
+
+        def predict(self, X):
+            return np.full(len(X), len(self.texts_))
+
+    cache = ww.FitCache()
+    texts = ["a", "b", "c"]
+    ww.machine(KeepsTexts(), texts).fit(cache=cache)
+    texts.append("d")
+    again = ww.machine(KeepsTexts(), ["a", "b", "c"]).fit(cache=cache)
+    assert again.report()["reason"].endswith("(fit found in the cache)")
+    assert again.fitted_model.texts_ == ["a", "b", "c"]
+
+
 def test_an_in_memory_entry_of_a_model_that_keeps_no_reference_to_its_data_is_not_copied():
     cache = ww.FitCache()
     first = ww.machine(Ridge(), X_DATA, Y_DATA).fit(cache=cache)

@@ -149,6 +149,7 @@ def test_holds_values_finds_the_training_data_or_its_memory_however_it_is_kept()
     X = np.arange(24.0).reshape(6, 4)
     frame = pd.DataFrame({"a": np.arange(6.0), "b": np.arange(6)})  # two dtypes: two blocks
     sparse = sp.csr_matrix(X)
+    listed = [1.0, 2.0]
     held = [
         (_Keeps().fit(X), [X]),  # the very array
         (_Keeps(lambda x: x[::-1, 1:3]).fit(X), [X]),  # a strided view of part of it
@@ -159,6 +160,11 @@ def test_holds_values_finds_the_training_data_or_its_memory_however_it_is_kept()
         (_Keeps(lambda x: {"rows": [(1, x[2])]}).fit(X), [X]),  # in a tuple in a list in a dict
         (make_pipeline(_Keeps()).fit(X), [X]),  # in a step of a Pipeline
         (BaggingRegressor(_Keeps(lambda x: X), n_estimators=2).fit(X, np.arange(6.0)), [X]),  # in fitted members
+        (_Keeps(lambda x: [[[[[[x]]]]]]).fit(X), [X]),  # however deep
+        (_Keeps(lambda x: {"kept": x[:, 1:]}).fit(X), [X]),  # a view, in a dict
+        (make_pipeline(make_pipeline(make_pipeline(_Keeps()))).fit(X), [X]),  # in a step of a step of a step
+        (_Keeps(lambda x: [x.tolist(), listed]).fit(X), [listed]),  # a list that is the value itself
+        (_Keeps(lambda x: np.array([None, x], dtype=object)).fit(X), [X]),  # an element of an object array
     ]
     for fitted, values in held:
         assert holds_values(fitted, values), fitted
@@ -166,12 +172,22 @@ def test_holds_values_finds_the_training_data_or_its_memory_however_it_is_kept()
         (_Keeps(lambda x: x.copy()).fit(X), [X]),
         (_Keeps(lambda x: x[:, 2:]).fit(X), [X[:, :2].copy()]),
         (_Keeps(lambda x: x[:0]).fit(X), [X]),  # empty: no memory of it
-        (_Keeps(lambda x: [[[[x]]]]).fit(X), [X]),  # deeper than it looks
         (Ridge().fit(X, np.arange(6.0)), [X, np.arange(6.0)]),
         (_Keeps().fit(X), ["a value", None]),
     ]
     for fitted, values in apart:
         assert not holds_values(fitted, values), fitted
+
+
+def test_holds_values_looks_into_a_model_that_does_not_pickle_a_few_levels_deep():
+    import threading
+
+    X = np.arange(24.0).reshape(6, 4)
+    lock = threading.Lock()  # does not pickle: the model's attributes are looked at instead, four levels deep
+    assert holds_values(_Keeps(lambda x: [lock, [x]]).fit(X), [X])
+    assert holds_values(_Keeps(lambda x: {"lock": lock, "kept": x[1:]}).fit(X), [X])
+    assert not holds_values(_Keeps(lambda x: [lock, [[[[x]]]]]).fit(X), [X])
+    assert not holds_values(_Keeps(lambda x: [lock, x.copy()]).fit(X), [X])
 
 
 def test_the_first_pass_keeps_the_output_whole_though_an_in_place_model_takes_it():

@@ -29,13 +29,14 @@ caller editing its data in place afterwards does not change the entry.
 
 from __future__ import annotations
 
-import bisect
+import pickle
+import types
+from collections.abc import Callable
 from typing import Any
 
 import numpy as np
 import pandas as pd
 import scipy.sparse as sp
-from numpy.lib.array_utils import byte_bounds
 
 from wirework.graph._params import param_values
 
@@ -143,20 +144,26 @@ def copied(value: Any) -> Any:
     return value
 
 
-
-#: How deep :func:`holds_values` looks into a fitted model (its attributes, their items, the models they hold).
+#: How deep :func:`holds_values` looks into a fitted model that does not pickle (its attributes, their items, the
+#: models they hold).
 _HOLDS_DEPTH = 4
 
 
 def holds_values(fitted: Any, values: list[Any]) -> bool:
     """Whether ``fitted`` keeps one of ``values`` (the data it trained on), or an array in their memory.
 
-    Looks at the arrays (and sparse matrices, and pandas objects) among the
-    attributes of ``fitted``, in the lists, tuples and dicts they hold and
-    in the estimators it holds (a ``Pipeline``'s steps, a forest's trees), a
-    few levels deep. Memory is compared by byte bounds, as
-    ``np.may_share_memory`` does: a "yes" may be a needless copy, never a
-    missed one among what it looks at.
+    Looks at everything ``fitted`` pickles, however deep (a ``Pipeline``'s
+    steps, the ``ColumnTransformer`` in one and its transformers, a forest's
+    trees, the machines of a composite used as a model): each numpy array it
+    holds (a pandas object's columns, a sparse matrix's parts) is compared
+    with the memory of ``values`` by byte bounds, as ``np.may_share_memory``
+    does, and each list, dict or other object with ``values`` by identity (a
+    list of texts kept as it was given). Arrays are not written, so this
+    costs a pickling of the model's structure (about 2 ms for a forest of 100
+    trees). A model that does not pickle (it holds a lock, say) is looked at
+    through its attributes, the lists, tuples and dicts among them and the
+    estimators it holds, four levels deep. A "yes" may be a needless copy,
+    never a missed one among what it looks at.
 
     Examples
     --------
@@ -170,11 +177,64 @@ def holds_values(fitted: Any, values: list[Any]) -> bool:
     >>> holds_values(Ridge().fit(X, y), [X, y])
     False
     """
-    spans = _merged([byte_bounds(part) for value in values for part in _buffers(value)])
-    if not spans:
+    parts = [part for value in values for part in _buffers(value) if part.size]
+    given = {id(value) for value in values if not isinstance(value, _IMMUTABLE)}  # a list of texts, say
+    if not parts and not given:
         return False
-    starts = [start for start, _ in spans]
-    given = {id(value) for value in values}
+
+    def overlaps(held: list[np.ndarray]) -> bool:  # by byte bounds alone
+        return any(np.may_share_memory(one, part) for one in held if one.size for part in parts)
+
+    searcher = _Searcher(given, overlaps)
+    try:
+        searcher.dump(fitted)
+    except _Held:
+        return True
+    except Exception:  # does not pickle (a lock, a local class...): its attributes, a few levels deep
+        return _walk_holds(fitted, given, overlaps)
+    memo = searcher.memo.copy()  # the lists, dicts and tuples pickled, by id
+    return any(oid in memo for oid in given)
+
+
+#: Values nothing can change in place (``None`` for no target, say): not looked for.
+_IMMUTABLE = (type(None), bool, int, float, complex, str, bytes)
+
+
+class _Held(Exception):
+    """Raised by :class:`_Searcher` on finding one of the values, or their memory."""
+
+
+class _Discard:
+    def write(self, data: Any) -> int:
+        return len(data)
+
+
+class _Searcher(pickle.Pickler):
+    """Pickles a fitted model to nowhere, raising :class:`_Held` at the first array in the values' memory (or one
+    of the values themselves); arrays and functions are written as empty tuples."""
+
+    def __init__(self, given: set[int], overlaps: Callable[[list[np.ndarray]], bool]) -> None:
+        super().__init__(_Discard(), protocol=pickle.HIGHEST_PROTOCOL)
+        self.given = given
+        self.overlaps = overlaps
+
+    def reducer_override(self, obj: Any) -> Any:
+        if id(obj) in self.given:
+            raise _Held
+        if isinstance(obj, np.ndarray):
+            if self.overlaps([obj]):
+                raise _Held
+            if obj.dtype.hasobject:  # its elements may be values: looked at in a list
+                return list, (obj.ravel().tolist(),)
+            return tuple, ()
+        if isinstance(obj, types.FunctionType):  # by name, or a lambda: nothing of the data
+            return tuple, ()
+        return NotImplemented  # classes (tuple, above, too) by name; other objects by their own reduction
+
+
+def _walk_holds(fitted: Any, given: set[int], overlaps: Callable[[list[np.ndarray]], bool]) -> bool:
+    """:func:`holds_values` for a model that does not pickle: its attributes, the lists, tuples and dicts among
+    them and the estimators it holds, :data:`_HOLDS_DEPTH` levels deep."""
     stack: list[tuple[Any, int]] = [(fitted, 0)]
     seen: set[int] = set()
     while stack:
@@ -183,10 +243,8 @@ def holds_values(fitted: Any, values: list[Any]) -> bool:
             return True
         parts = _buffers(item)
         if parts:
-            for start, end in map(byte_bounds, parts):
-                at = bisect.bisect_left(starts, end) - 1  # the last span starting before this part ends
-                if end > start and at >= 0 and spans[at][1] > start:
-                    return True
+            if overlaps(parts):
+                return True
             continue
         if depth >= _HOLDS_DEPTH or id(item) in seen:
             continue
@@ -215,14 +273,3 @@ def _buffers(value: Any) -> list[np.ndarray]:
     if sp.issparse(value):
         return [part for part in (getattr(value, name, None) for name in ("data", "indices", "indptr")) if part is not None]
     return []
-
-
-def _merged(spans: list[tuple[int, int]]) -> list[tuple[int, int]]:
-    """Byte ranges ``[start, end)``, sorted and merged where they overlap (empty ones dropped)."""
-    merged: list[tuple[int, int]] = []
-    for start, end in sorted(span for span in spans if span[1] > span[0]):
-        if merged and start < merged[-1][1]:
-            merged[-1] = (merged[-1][0], max(end, merged[-1][1]))
-        else:
-            merged.append((start, end))
-    return merged
