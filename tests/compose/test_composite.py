@@ -753,6 +753,19 @@ def test_refit_on_the_same_arrays_mutated_in_place_retrains():
     assert fits() == ["ridge"]
 
 
+@pytest.mark.parametrize("layout", ["fortran", "frame"])
+def test_refit_on_equal_values_in_another_memory_layout_retrains(layout):
+    # A model computes in another order on another layout (StandardScaler's mean_ of a Fortran-ordered array differs
+    # in the last bit); tokens ignored the layout, so a refit kept the fit of the first and predicted otherwise than
+    # a fit of the second. A frame made with copy=False keeps the array's rows contiguous; a copy, its columns.
+    X = np.random.default_rng(4).normal(size=(400, 30))
+    y = X @ np.linspace(-1.0, 1.0, 30)
+    first, second = (X, np.asfortranarray(X)) if layout == "fortran" else (pd.DataFrame(X), pd.DataFrame(X, copy=False))
+    make = lambda: ww.Pipeline([("scale", StandardScaler()), ("ridge", Ridge())])  # noqa: E731
+    model = make().fit(first, y).fit(second, y)
+    np.testing.assert_array_equal(model.predict(X), make().fit(second, y).predict(X))
+
+
 # -- set_params ---------------------------------------------------------------
 
 

@@ -771,6 +771,24 @@ def test_an_in_memory_entry_does_not_change_when_the_callers_data_is_edited_in_p
     np.testing.assert_allclose(again.fitted_model.predict(query), expected)
 
 
+def test_a_fit_on_another_memory_layout_is_a_miss_and_equals_a_fit_now():
+    # StandardScaler and Ridge fitted on a Fortran-ordered array differ in the last bit from their fits on the
+    # C-ordered copy; tokens ignored the layout, so the cache served the fit of the other layout.
+    from sklearn.pipeline import make_pipeline
+
+    X = np.random.default_rng(3).normal(size=(400, 30))
+    y = X @ np.linspace(-1.0, 1.0, 30)
+    cache = ww.FitCache()
+    make = lambda: make_pipeline(StandardScaler(), Ridge())  # noqa: E731
+    ww.machine(make(), X, y).fit(cache=cache)
+    fortran = ww.machine(make(), np.asfortranarray(X), y).fit(cache=cache)
+    assert cache.hits == 0
+    expected = make().fit(np.asfortranarray(X), y)
+    assert fortran.fitted_model[0].mean_.tobytes() == expected[0].mean_.tobytes()
+    assert fortran.fitted_model[-1].coef_.tobytes() == expected[-1].coef_.tobytes()
+    assert ww.machine(make(), np.asfortranarray(X.copy()), y).fit(cache=cache).fitted_model is fortran.fitted_model
+
+
 def nested_neighbours():
     """A KNeighborsTransformer (it keeps the array it trained on) in a ColumnTransformer (a slice of columns: a view
     of the caller's array) in a Pipeline: the data is five levels into the fitted model."""

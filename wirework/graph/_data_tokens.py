@@ -79,8 +79,8 @@ def _feed_array_body(tk: _Tokenizer, h: _Hash, arr: np.ndarray) -> None:
     _feed_dtype(tk, h, dtype)
     h.update(_u64(arr.ndim) + b"".join(_u64(n) for n in arr.shape))
     if dtype.names is not None:
-        for name in dtype.names:  # field by field: skips padding bytes
-            _feed_array_body(tk, h, np.asarray(arr[name]))
+        for name in dtype.names:  # field by field: skips padding bytes (a field is a view: its layout is not the data's)
+            _feed_array_body(tk, h, np.ascontiguousarray(arr[name]))
     elif dtype.kind in "OT" or dtype.hasobject:
         h.update(b"elements:")
         tk.descend(h, arr, lambda tk, h, a: _feed_elements(tk, h, a.ravel().tolist()))
@@ -112,10 +112,14 @@ def _written_as_digest(dtype: np.dtype, nbytes: int) -> bool:
 
 
 def _write_buffer(h: _Hash, arr: np.ndarray) -> None:
-    if arr.flags.c_contiguous and _written_as_digest(arr.dtype, arr.nbytes):
-        # the bytes of a C-contiguous buffer are hashed where they lie (no copy, no view)
-        h.update(_u64(arr.nbytes) + b"xxh3:" + xxhash.xxh3_128_digest(arr))
-        return
+    if arr.flags.c_contiguous:
+        if _written_as_digest(arr.dtype, arr.nbytes):
+            # the bytes of a C-contiguous buffer are hashed where they lie (no copy, no view)
+            h.update(_u64(arr.nbytes) + b"xxh3:" + xxhash.xxh3_128_digest(arr))
+            return
+    else:  # its layout: a model computes in another order on another one (a last bit of StandardScaler's mean_)
+        strides = (stride if n > 1 else 0 for n, stride in zip(arr.shape, arr.strides))
+        h.update(b"strides:" + struct.pack(f"<{arr.ndim}q", *strides))
     flat = np.ascontiguousarray(arr).reshape(-1)
     if flat.dtype.kind == "c":
         flat = flat.view(flat.real.dtype)

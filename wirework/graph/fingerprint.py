@@ -25,7 +25,10 @@ others running the same library versions. Rules, tried in this order:
    such a callable with what its estimators learned, so
    ``FunctionTransformer(ridge.predict)`` trained again computes with the
    ``ridge`` of that moment.
-4. numpy arrays by dtype, shape and the raw bytes of a C-contiguous copy;
+4. numpy arrays by dtype, shape and the raw bytes of a C-contiguous copy,
+   and one that is not C-contiguous also by its strides (a model computes
+   in another order on another layout: ``StandardScaler``'s ``mean_`` of a
+   Fortran-ordered array differs in the last bit from that of its C copy);
    object and string arrays element by element, structured ones field by
    field; numpy scalars by dtype + value.
 5. pandas objects by labels, names, dtypes, index and values; categoricals by
@@ -56,8 +59,8 @@ Costs and limits:
   3,000 × 20 float array takes ~10 µs, an 8 MB one ~0.3 ms); object and
   string arrays cost a Python loop over their elements, pickled objects a
   pickling.
-- Tokens see representation (byte order, sparse index dtypes, ``RangeIndex``
-  versus ``Index``, numpy versus Python scalars). That only causes safe
+- Tokens see representation (byte order, memory layout, sparse index
+  dtypes, ``RangeIndex`` versus ``Index``, numpy versus Python scalars). That only causes safe
   misses (a retraining, a cache miss), never equal tokens for different data.
 - Module-level functions and local classes count by name, not by body.
 - Cycles become back-references (no ``RecursionError``); nesting deeper than
