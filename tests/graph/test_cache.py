@@ -789,6 +789,22 @@ def test_a_fit_on_another_memory_layout_is_a_miss_and_equals_a_fit_now():
     assert ww.machine(make(), np.asfortranarray(X.copy()), y).fit(cache=cache).fitted_model is fortran.fitted_model
 
 
+def test_a_function_defined_again_under_its_name_is_a_miss():
+    # A notebook cell run again after an edit defines a function of the same module and name: the cache handed the
+    # new FunctionTransformer the fitted copy of the old one, which computes with the old function.
+    first, second = {}, {}
+    exec("def scale(X):\n    return X * 2.0\n", first)
+    exec("def scale(X):\n    return X * 3.0\n", second)
+    cache = ww.FitCache()
+    ww.machine(FunctionTransformer(first["scale"]), X_DATA).fit(cache=cache)
+    again = ww.machine(FunctionTransformer(second["scale"]), X_DATA).fit(cache=cache)
+    assert cache.hits == 0
+    np.testing.assert_array_equal(again.fitted_model.transform(X_DATA), X_DATA * 3.0)
+    same = {}
+    exec("def scale(X):\n    return X * 3.0\n", same)  # the same code again: a hit
+    assert ww.machine(FunctionTransformer(same["scale"]), X_DATA).fit(cache=cache).fitted_model is again.fitted_model
+
+
 def nested_neighbours():
     """A KNeighborsTransformer (it keeps the array it trained on) in a ColumnTransformer (a slice of columns: a view
     of the caller's array) in a Pipeline: the data is five levels into the fitted model."""

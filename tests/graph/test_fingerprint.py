@@ -159,6 +159,15 @@ def test_functions_and_builtins_by_name() -> None:
     assert tokenize(np.log) != tokenize(np.exp)
 
 
+def test_a_module_level_function_defined_again_under_its_name_is_another_function() -> None:
+    first, second, again = {}, {}, {}
+    for namespace, body in ((first, "x + 1"), (second, "x + 2"), (again, "x + 1")):
+        exec(f"def f(x):\n    return {body}\n", namespace)
+    assert tokenize(first["f"]) != tokenize(second["f"])
+    assert tokenize(first["f"]) == tokenize(again["f"])
+    assert model_token(FunctionTransformer(first["f"])) != model_token(FunctionTransformer(second["f"]))
+
+
 def test_lambdas_and_local_functions_by_code() -> None:
     f = lambda x: x + 1  # noqa: E731
     g = lambda x: x + 2  # noqa: E731

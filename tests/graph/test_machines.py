@@ -669,6 +669,23 @@ def test_params_keys_compare_values_with_their_types_and_nan():
     assert params_key(_NoParams()) == params_key(_NoParams())
 
 
+def test_a_function_defined_again_under_its_name_is_condition_6():
+    # A notebook cell defining f run again after an edit: the new f has the old one's module and name, which was all
+    # a module-level function's token covered, so set_params(func=f) retrained nothing and the machine's copy
+    # kept computing with the old f.
+    first, second = {}, {}
+    exec("def scale(X):\n    return X * 2.0\n", first)
+    exec("def scale(X):\n    return X * 3.0\n", second)
+    X = ww.source(X_DATA)
+    mach = ww.machine(FunctionTransformer(first["scale"]), X)
+    out = mach.transform(X)
+    out.fit()
+    mach.model.set_params(func=second["scale"])
+    out.fit()
+    assert mach.report()["reason"] == "condition 6: hyperparameters changed"
+    np.testing.assert_array_equal(out(), X_DATA * 3.0)
+
+
 def test_a_zero_hyperparameter_changed_to_minus_zero_retrains():
     # Condition 6 compared plain values with ==, for which -0.0 equals 0.0: the machine kept predicting 0.0
     from sklearn.dummy import DummyRegressor

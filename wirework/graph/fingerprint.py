@@ -16,9 +16,11 @@ others running the same library versions. Rules, tried in this order:
    order (string keys sorted, other keys by token), so insertion order does
    not matter; sets are order-independent. Subclasses (named tuples,
    ``OrderedDict``) add their class.
-3. Classes, functions and builtins by module + qualname; a function whose
-   qualname contains ``<lambda>`` or ``<locals>`` also by code (bytecode,
-   constants, names), defaults and closure. Bound methods by function +
+3. Classes, functions and builtins by module + qualname; a Python function
+   (module-level, local or a lambda) also by code (bytecode, constants,
+   names), defaults and closure, so a function defined again under its name
+   with another body (a notebook cell run again after an edit) is another
+   function. Bound methods by function +
    ``__self__``; ``functools.partial`` by func, args and keywords; enum
    members by class + name. An estimator a bound method or partial holds
    counts by rule 8 and by its pickle (what it learned): ``clone`` copies
@@ -62,7 +64,8 @@ Costs and limits:
 - Tokens see representation (byte order, memory layout, sparse index
   dtypes, ``RangeIndex`` versus ``Index``, numpy versus Python scalars). That only causes safe
   misses (a retraining, a cache miss), never equal tokens for different data.
-- Module-level functions and local classes count by name, not by body.
+- Classes count by name, not by body; functions by their own code, not by
+  the globals they read (another function they call, defined again).
 - Cycles become back-references (no ``RecursionError``); nesting deeper than
   ``MAX_DEPTH`` is hashed by rule 9, and pickles of objects holding sets may
   differ between processes.
@@ -403,8 +406,9 @@ def _feed_callable(tk: _Tokenizer, h: _Hash, obj: Any) -> bool:
     if isinstance(obj, types.FunctionType):
         h.update(b"function:")
         _write_str(h, _qualname(obj))
-        if "<lambda>" in obj.__qualname__ or "<locals>" in obj.__qualname__:
-            tk.descend(h, obj, _feed_function_body)
+        # by code too, module-level ones included: one defined again under its name (a notebook cell run again
+        # after an edit) is another function
+        tk.descend(h, obj, _feed_function_body)
     elif isinstance(obj, types.BuiltinFunctionType):
         h.update(b"builtin:")
         _write_str(h, _qualname(obj))
