@@ -9,14 +9,16 @@ from _counting import Counting, WeightedCounting, fits
 from _probes import ColumnRidge
 from sklearn.datasets import load_breast_cancer, load_diabetes, load_iris, load_wine
 from sklearn.base import BaseEstimator, RegressorMixin
+from sklearn.compose import TransformedTargetRegressor
+from sklearn.decomposition import PCA
 from sklearn.ensemble import BaggingClassifier, BaggingRegressor, VotingClassifier, VotingRegressor
 from sklearn.linear_model import Lasso, LogisticRegression, Ridge, SGDRegressor
 from sklearn.metrics import r2_score
 from sklearn.model_selection import GridSearchCV
 from sklearn.naive_bayes import GaussianNB
 from sklearn.neighbors import KNeighborsClassifier, KNeighborsRegressor
-from sklearn.pipeline import make_pipeline
-from sklearn.preprocessing import StandardScaler
+from sklearn.pipeline import Pipeline, make_pipeline
+from sklearn.preprocessing import MinMaxScaler, StandardScaler
 from sklearn.svm import SVC, LinearSVC
 from sklearn.tree import DecisionTreeClassifier, DecisionTreeRegressor, ExtraTreeRegressor
 
@@ -684,3 +686,30 @@ def test_members_trained_on_their_draws_counts_keep_the_fit_cache_and_growing_n_
     again = pickle.loads(pickle.dumps(bag))
     np.testing.assert_array_equal(again.predict(X_DATA), bag.predict(X_DATA))
     assert all(np.array_equal(a, b) for a, b in zip(again.estimators_samples_, theirs.estimators_samples_, strict=True))
+
+
+@pytest.mark.parametrize("weighted", [False, True], ids=["unweighted", "weighted"])
+@pytest.mark.parametrize(
+    "ours, theirs",
+    [
+        (lambda: ww.Pipeline([("pca", PCA(3)), ("ridge", Ridge(0.1))]), lambda: Pipeline([("pca", PCA(3)), ("ridge", Ridge(0.1))])),
+        (lambda: ww.Pipeline([("scale", MinMaxScaler()), ("knn", KNeighborsRegressor())]),
+         lambda: Pipeline([("scale", MinMaxScaler()), ("knn", KNeighborsRegressor())])),
+        (lambda: ww.TransformedTarget(DecisionTreeRegressor(max_depth=3), MinMaxScaler()),
+         lambda: TransformedTargetRegressor(DecisionTreeRegressor(max_depth=3), transformer=MinMaxScaler())),
+        (lambda: ww.TransformedTarget(KNeighborsRegressor(), StandardScaler()),
+         lambda: TransformedTargetRegressor(KNeighborsRegressor(), transformer=StandardScaler())),
+    ],
+    ids=["pipeline PCA", "pipeline of no weights", "target transform", "target transform of no weights"],
+)
+def test_pipeline_and_target_transform_members_train_on_their_drawn_rows_as_scikit_learn_s(ours, theirs, weighted):
+    # Their fit takes sample_weight, so each member trained on all rows weighted by its draw's counts; but a step or
+    # a target transformer that takes no weights then learned every row, the out-of-bag ones included (a PCA: up to
+    # 4.0 from BaggingRegressor(Pipeline), whose fit takes no weights, so its members train on their drawn rows), and
+    # a KNeighborsRegressor last step failed to train ("takes no sample_weight")
+    given = {"sample_weight": W_DATA} if weighted else {}
+    bag = ww.Bagging(ours(), n_estimators=30, random_state=0, oob_score=True).fit(X_DATA, Y_DATA, **given)
+    peer = BaggingRegressor(theirs(), n_estimators=30, random_state=0, oob_score=True).fit(X_DATA, Y_DATA, **given)
+    assert np.abs(bag.predict(X_DATA) - peer.predict(X_DATA)).max() <= 1e-9
+    assert bag.oob_score_ == pytest.approx(peer.oob_score_, abs=1e-12)
+    assert all(np.array_equal(a, b) for a, b in zip(bag.estimators_samples_, peer.estimators_samples_, strict=True))

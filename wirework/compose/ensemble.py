@@ -321,15 +321,20 @@ class Bagging(RoutedWeights, WeightedFit, Composite):
     def _counted(self) -> bool:
         """Whether each member trains on all the rows, weighted by how many times its draw took each, rather than
         on the rows drawn: as scikit-learn's bagging, when the estimator's ``fit`` takes ``sample_weight`` (with
-        metadata routing on: when it requests them, ``set_fit_request(sample_weight=True)``)."""
+        metadata routing on: when it requests them, ``set_fit_request(sample_weight=True)``). A composite whose
+        weights leave some of its machines unweighted (``ww.Pipeline``, ``ww.TransformedTarget``: their
+        ``_weights_repeat_rows``) trains on its drawn rows, as scikit-learn's ``Pipeline`` and
+        ``TransformedTargetRegressor``, whose ``fit`` takes no ``sample_weight``: else those machines would learn
+        the out-of-bag rows too."""
         estimator = self.estimator
         if not hasattr(estimator, "fit"):
             return False
         if get_config()["enable_metadata_routing"]:
             return bool(get_routing_for_object(estimator).consumes("fit", ("sample_weight",)))
         known = _COUNTED.get(type(estimator))
-        if known is None:
-            known = _COUNTED[type(estimator)] = takes_weights(estimator)
+        if known is None:  # a composite's weights may leave some of its machines unweighted (_weights_repeat_rows)
+            repeat = not isinstance(estimator, Composite) or estimator._weights_repeat_rows
+            known = _COUNTED[type(estimator)] = repeat and takes_weights(estimator)
         return known
 
     def _quick(self, supervised: bool, weighted: bool | tuple[str, ...] = False) -> tuple | None:

@@ -141,6 +141,8 @@ class Pipeline(NamedEstimators, RoutedWeights, WeightedFit, Composite):
     _named = "steps"
     _routes_each_fit = True  # fit_transform and fit_predict route as themselves, as in scikit-learn's Pipeline
 
+    _weights_repeat_rows = False  # steps that take no weights learn every row (a bagging's members: drawn rows)
+
     def __init__(self, steps: list[tuple[str, Any]], *, target_transformer: Any = None, cache: Any = None, executor: Any = None, n_jobs: int | None = None) -> None:
         self.steps = steps
         self.target_transformer = target_transformer
@@ -457,6 +459,8 @@ class TransformedTarget(RoutedWeights, WeightedFit, Composite):
     >>> growth.fit(X, np.exp(y)).predict(X).round(4)
     array([ 2.7183,  7.3891, 20.0855])
     """
+
+    _weights_repeat_rows = False  # the transformer learns y unweighted (a bagging's members: drawn rows)
 
     def __init__(
         self,
