@@ -713,3 +713,22 @@ def test_pipeline_and_target_transform_members_train_on_their_drawn_rows_as_scik
     assert np.abs(bag.predict(X_DATA) - peer.predict(X_DATA)).max() <= 1e-9
     assert bag.oob_score_ == pytest.approx(peer.oob_score_, abs=1e-12)
     assert all(np.array_equal(a, b) for a, b in zip(bag.estimators_samples_, peer.estimators_samples_, strict=True))
+
+
+@pytest.mark.parametrize("weighted", [False, True], ids=["unweighted", "weighted"])
+@pytest.mark.parametrize("model", [GaussianNB(), DecisionTreeClassifier(max_depth=2)], ids=["GaussianNB", "tree"])
+def test_log_probabilities_add_the_members_own_in_log_space_as_scikit_learn_s(model, weighted):
+    # A member that has predict_log_proba gives its own; scikit-learn's bagging adds them with np.logaddexp. The
+    # log of the mean probabilities was -inf where GaussianNB's probabilities underflow (scikit-learn: -809.4), and
+    # 0.16 from scikit-learn's near there
+    X, y = load_iris(return_X_y=True)
+    X = (X - X.mean(axis=0)) / X.std(axis=0)
+    given = {"sample_weight": np.random.RandomState(2).uniform(0.1, 3.0, len(y))} if weighted else {}
+    ours = ww.Bagging(model, n_estimators=3, random_state=0).fit(X, y, **given)
+    theirs = BaggingClassifier(model, n_estimators=3, random_state=0).fit(X, y, **given)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", RuntimeWarning)  # a tree's log of a probability 0, in both
+        expected, got = theirs.predict_log_proba(X), ours.predict_log_proba(X)
+    if isinstance(model, GaussianNB):
+        assert (ours.predict_proba(X) == 0).any() and np.isfinite(expected).all()  # the case: probabilities that underflow
+    np.testing.assert_array_equal(got, expected)

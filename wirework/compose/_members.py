@@ -1,5 +1,5 @@
 """A bagging's members: the wrappers that give each member its own seeds (:class:`Seeded`) or a classifier
-without ``predict_proba`` its votes (:class:`Votes`).
+without ``predict_proba`` its votes (:class:`Votes`), and how their own log probabilities add (:func:`log_mean_exp`).
 
 They live apart from ``ww.Bagging`` (:mod:`wirework.compose.ensemble`), which imports them again under its own
 name, so networks pickled when they were defined there still load.
@@ -17,7 +17,7 @@ from sklearn.utils.metaestimators import available_if
 from wirework.graph.data import take_rows
 from wirework.compose._ops import bootstrap_rows
 
-__all__ = ["Seeded", "Votes", "random_states", "sorted_rows", "unwrapped"]
+__all__ = ["Seeded", "Votes", "log_mean_exp", "random_states", "sorted_rows", "unwrapped"]
 
 
 def _has(operation: str):
@@ -72,6 +72,10 @@ class Seeded(BaseEstimator):
     def predict_proba(self, X: Any) -> Any:
         return self.estimator_.predict_proba(X)
 
+    @available_if(_has("predict_log_proba"))
+    def predict_log_proba(self, X: Any) -> Any:
+        return self.estimator_.predict_log_proba(X)
+
     @available_if(_has("decision_function"))
     def decision_function(self, X: Any) -> Any:
         return self.estimator_.decision_function(X)
@@ -114,6 +118,15 @@ class Votes(BaseEstimator):
     @available_if(_has("decision_function"))
     def decision_function(self, X: Any) -> Any:
         return self.estimator_.decision_function(X)
+
+
+def log_mean_exp(*log_probabilities: Any) -> np.ndarray:
+    """The log of the members' mean probabilities from their own log probabilities, as scikit-learn's bagging
+    adds them: ``np.logaddexp`` in the members' order, less ``log(n)`` (finite where probabilities underflow)."""
+    total = np.asarray(log_probabilities[0], dtype=float)
+    for value in log_probabilities[1:]:
+        total = np.logaddexp(total, np.asarray(value, dtype=float))
+    return total - np.log(len(log_probabilities))
 
 
 def unwrapped(model: Any) -> Any:

@@ -554,8 +554,8 @@ def majority(*predictions: Any, weights: tuple[float, ...] | None = None) -> np.
 
 
 def log_of(probabilities: Any) -> np.ndarray:
-    """The natural log of probabilities; a probability 0 gives ``-inf`` without a warning (as the log of an
-    average of members' log probabilities gives it in scikit-learn's bagging)."""
+    """The natural log of probabilities (a bagging's of members without ``predict_log_proba``); a probability 0
+    gives ``-inf`` without a warning."""
     with np.errstate(divide="ignore"):
         return np.log(np.asarray(probabilities, dtype=float))
 

@@ -17,7 +17,7 @@ from wirework.graph.machines import Machine, machine
 from wirework.graph.nodes import Node, Source, node
 from wirework.compose import _ops
 from wirework.compose._kinds import _kind_of
-from wirework.compose._members import Seeded, Votes, random_states, sorted_rows, unwrapped
+from wirework.compose._members import Seeded, Votes, log_mean_exp, random_states, sorted_rows, unwrapped
 from wirework.compose._named import NamedEstimators, TrainedEstimators, dropped, unclaimed
 from wirework.compose._routing import RoutedWeights
 from wirework.compose.composite import Composite, WeightedFit, check_weighted, learns_several_targets, takes_weights
@@ -70,7 +70,9 @@ class Bagging(RoutedWeights, WeightedFit, Composite):
     ``predict_proba`` (``LinearSVC``), their votes, as scikit-learn's
     ``BaggingClassifier`` does: the probability of a class is then the share
     of members that predict it (see :class:`Votes`). A classifier also has
-    ``predict_log_proba`` (the log of those probabilities) and, when the
+    ``predict_log_proba`` (the log of those probabilities; for a model with
+    its own ``predict_log_proba``, the members' log probabilities added in
+    log space, finite where the probabilities underflow) and, when the
     model has it, ``decision_function`` (the members' mean), as
     scikit-learn's.
 
@@ -407,7 +409,11 @@ class Bagging(RoutedWeights, WeightedFit, Composite):
             report["oob_score"], report["oob_prediction"] = oob[0], oob[1]
         outputs = _averaged(members, inputs, labels, None)
         if classifier:  # as scikit-learn's BaggingClassifier
-            outputs["predict_log_proba"] = node(_ops.log_of, outputs["predict_proba"])
+            if not votes and hasattr(self.estimator, "predict_log_proba"):  # the members' own, added in log space
+                logs = [m.predict_log_proba(x) for m, x in zip(members, inputs)]
+                outputs["predict_log_proba"] = node(log_mean_exp, *logs)
+            else:
+                outputs["predict_log_proba"] = node(_ops.log_of, outputs["predict_proba"])
             if hasattr(self.estimator, "decision_function"):
                 scores = [m.decision_function(x) for m, x in zip(members, inputs)]
                 outputs["decision_function"] = node(_ops.weighted_mean, *scores)
