@@ -11,10 +11,10 @@ from sklearn.datasets import load_breast_cancer, load_diabetes, load_iris, load_
 from sklearn.base import BaseEstimator, RegressorMixin
 from sklearn.compose import TransformedTargetRegressor
 from sklearn.decomposition import PCA
-from sklearn.ensemble import BaggingClassifier, BaggingRegressor, VotingClassifier, VotingRegressor
+from sklearn.ensemble import BaggingClassifier, BaggingRegressor, StackingRegressor, VotingClassifier, VotingRegressor
 from sklearn.linear_model import Lasso, LogisticRegression, Ridge, SGDRegressor
 from sklearn.metrics import r2_score
-from sklearn.model_selection import GridSearchCV
+from sklearn.model_selection import GridSearchCV, KFold
 from sklearn.naive_bayes import GaussianNB
 from sklearn.neighbors import KNeighborsClassifier, KNeighborsRegressor
 from sklearn.pipeline import Pipeline, make_pipeline
@@ -699,14 +699,22 @@ def test_members_trained_on_their_draws_counts_keep_the_fit_cache_and_growing_n_
          lambda: TransformedTargetRegressor(DecisionTreeRegressor(max_depth=3), transformer=MinMaxScaler())),
         (lambda: ww.TransformedTarget(KNeighborsRegressor(), StandardScaler()),
          lambda: TransformedTargetRegressor(KNeighborsRegressor(), transformer=StandardScaler())),
+        (lambda: ww.Stack([("ridge", Ridge()), ("lasso", Lasso(alpha=0.1))], Ridge(), cv=KFold(3)),
+         lambda: StackingRegressor([("ridge", Ridge()), ("lasso", Lasso(alpha=0.1))], Ridge(), cv=KFold(3))),
+        (lambda: ww.Stack([("knn", KNeighborsRegressor()), ("ridge", Ridge())], Ridge(), cv=KFold(3)),
+         lambda: StackingRegressor([("knn", KNeighborsRegressor()), ("ridge", Ridge())], Ridge(), cv=KFold(3))),
+        (lambda: ww.Average([("knn", KNeighborsRegressor()), ("ridge", Ridge())]),
+         lambda: VotingRegressor([("knn", KNeighborsRegressor()), ("ridge", Ridge())])),
     ],
-    ids=["pipeline PCA", "pipeline of no weights", "target transform", "target transform of no weights"],
+    ids=["pipeline PCA", "pipeline of no weights", "target transform", "target transform of no weights", "stack",
+         "stack of no weights", "average of no weights"],
 )
-def test_pipeline_and_target_transform_members_train_on_their_drawn_rows_as_scikit_learn_s(ours, theirs, weighted):
-    # Their fit takes sample_weight, so each member trained on all rows weighted by its draw's counts; but a step or
-    # a target transformer that takes no weights then learned every row, the out-of-bag ones included (a PCA: up to
-    # 4.0 from BaggingRegressor(Pipeline), whose fit takes no weights, so its members train on their drawn rows), and
-    # a KNeighborsRegressor last step failed to train ("takes no sample_weight")
+def test_recipe_members_train_on_their_drawn_rows_as_scikit_learn_s(ours, theirs, weighted):
+    # Their fit takes sample_weight, so each member trained on all rows weighted by its draw's counts, where the fit
+    # of their scikit-learn peers takes none (1.9: **fit_params), so its bagging trains them on their drawn rows. A
+    # step or a target transformer that takes no weights then learned every row, the out-of-bag ones included (a
+    # PCA: up to 4.0 from BaggingRegressor(Pipeline)'s); a stack's folds split other rows (12.9 apart); and a
+    # KNeighborsRegressor last step, base learner or voter failed to train ("takes no sample_weight")
     given = {"sample_weight": W_DATA} if weighted else {}
     bag = ww.Bagging(ours(), n_estimators=30, random_state=0, oob_score=True).fit(X_DATA, Y_DATA, **given)
     peer = BaggingRegressor(theirs(), n_estimators=30, random_state=0, oob_score=True).fit(X_DATA, Y_DATA, **given)

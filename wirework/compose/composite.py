@@ -171,11 +171,11 @@ class Composite(
         _skeleton(list(self.get_params(deep=False).values()), objects)
         return objects
 
-    #: Whether training on integer weights is training on those rows repeated, so that a bagging (``ww.Bagging``)
-    #: may give a member all the rows weighted by how many times its draw took each rather than the rows drawn. A
-    #: recipe whose network leaves some machines unweighted (a pipeline's step that takes no weights, a target
-    #: transformer) says ``False``: its members train on their drawn rows, as its scikit-learn peer's.
-    _weights_repeat_rows: bool = True
+    #: Whether a bagging (``ww.Bagging``) trains a member of this composite on all the rows weighted by how many
+    #: times its draw took each (when its ``fit`` takes ``sample_weight``), or on the rows drawn (``False``): as
+    #: scikit-learn's bagging does for a recipe's peer, whose ``fit`` takes ``sample_weight`` or not (1.9's
+    #: ``Pipeline``, ``TransformedTargetRegressor``, stacking and voting: not, so those recipes say ``False``).
+    _bagged_by_counts: bool = True
 
     def _raw_input(self) -> bool:
         """Whether ``X`` goes to the network as it was given, not checked as an array of columns: ``False`` here.

@@ -323,20 +323,19 @@ class Bagging(RoutedWeights, WeightedFit, Composite):
     def _counted(self) -> bool:
         """Whether each member trains on all the rows, weighted by how many times its draw took each, rather than
         on the rows drawn: as scikit-learn's bagging, when the estimator's ``fit`` takes ``sample_weight`` (with
-        metadata routing on: when it requests them, ``set_fit_request(sample_weight=True)``). A composite whose
-        weights leave some of its machines unweighted (``ww.Pipeline``, ``ww.TransformedTarget``: their
-        ``_weights_repeat_rows``) trains on its drawn rows, as scikit-learn's ``Pipeline`` and
-        ``TransformedTargetRegressor``, whose ``fit`` takes no ``sample_weight``: else those machines would learn
-        the out-of-bag rows too."""
+        metadata routing on: when it requests them, ``set_fit_request(sample_weight=True)``). A ``ww.Pipeline``,
+        ``ww.TransformedTarget``, ``ww.Stack`` or ``ww.Average`` trains on its drawn rows (their
+        ``_bagged_by_counts``), as scikit-learn's peers, whose ``fit`` takes no ``sample_weight``: given the
+        counts, a machine of theirs that takes no weights learned the out-of-bag rows too, or refused them."""
         estimator = self.estimator
         if not hasattr(estimator, "fit"):
             return False
         if get_config()["enable_metadata_routing"]:
             return bool(get_routing_for_object(estimator).consumes("fit", ("sample_weight",)))
         known = _COUNTED.get(type(estimator))
-        if known is None:  # a composite's weights may leave some of its machines unweighted (_weights_repeat_rows)
-            repeat = not isinstance(estimator, Composite) or estimator._weights_repeat_rows
-            known = _COUNTED[type(estimator)] = repeat and takes_weights(estimator)
+        if known is None:  # a recipe whose scikit-learn peer takes no weights: its drawn rows (_bagged_by_counts)
+            counts = not isinstance(estimator, Composite) or estimator._bagged_by_counts
+            known = _COUNTED[type(estimator)] = counts and takes_weights(estimator)
         return known
 
     def _quick(self, supervised: bool, weighted: bool | tuple[str, ...] = False) -> tuple | None:
@@ -470,6 +469,8 @@ class Average(NamedEstimators, TrainedEstimators, RoutedWeights, WeightedFit, Co
     """
 
     _named = "estimators"
+
+    _bagged_by_counts = False  # a bagging's members train on their drawn rows, as scikit-learn's voting
 
     def __init__(
         self,

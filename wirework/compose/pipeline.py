@@ -141,7 +141,7 @@ class Pipeline(NamedEstimators, RoutedWeights, WeightedFit, Composite):
     _named = "steps"
     _routes_each_fit = True  # fit_transform and fit_predict route as themselves, as in scikit-learn's Pipeline
 
-    _weights_repeat_rows = False  # steps that take no weights learn every row (a bagging's members: drawn rows)
+    _bagged_by_counts = False  # a bagging's members train on their drawn rows, as scikit-learn's Pipeline
 
     def __init__(self, steps: list[tuple[str, Any]], *, target_transformer: Any = None, cache: Any = None, executor: Any = None, n_jobs: int | None = None) -> None:
         self.steps = steps
@@ -460,7 +460,7 @@ class TransformedTarget(RoutedWeights, WeightedFit, Composite):
     array([ 2.7183,  7.3891, 20.0855])
     """
 
-    _weights_repeat_rows = False  # the transformer learns y unweighted (a bagging's members: drawn rows)
+    _bagged_by_counts = False  # a bagging's members train on their drawn rows, as TransformedTargetRegressor
 
     def __init__(
         self,

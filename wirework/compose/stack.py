@@ -117,6 +117,8 @@ class Stack(NamedEstimators, TrainedEstimators, RoutedWeights, WeightedFit, Comp
     #: scikit-learn's stacking hands keyword parameters to its final estimator's ``predict`` only.
     _param_operations = ("predict",)
 
+    _bagged_by_counts = False  # a bagging's members train on their drawn rows, as scikit-learn's stacking
+
     def __init__(
         self,
         estimators: list[tuple[str, Any]],
