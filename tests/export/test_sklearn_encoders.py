@@ -407,3 +407,29 @@ def test_none_learned_in_a_column_of_numbers_is_refused_and_nan_exports(encoder)
     with_nan = Pipeline([("encode", clone(encoder)), ("tree", DecisionTreeRegressor(random_state=0))]).fit(floats, y)
     report = ww.onnx.check_parity(with_nan, ww.to_onnx(with_nan, floats), floats)
     assert report.exact
+
+
+@pytest.mark.parametrize("encoder", [
+    OneHotEncoder(handle_unknown="ignore"),
+    OrdinalEncoder(handle_unknown="use_encoded_value", unknown_value=-1),
+    TargetEncoder(cv=KFold(5)),
+], ids=["one_hot", "ordinal", "target"])
+@pytest.mark.parametrize(
+    "categories, dtype, hint",
+    [([1.0, 1.0 + 1e-9, 2.0], "float32", "dtype='float64'"), ([2**53, 2**53 + 1, 7], "float64", "astype\\(str\\)")],
+    ids=["float32", "float64"],
+)
+def test_numeric_categories_one_value_in_the_export_dtype_are_refused(encoder, categories, dtype, hint):
+    """Two numeric categories the file's input type holds as one value: the file took both for one (the
+    predictions of the training rows themselves up to 10 off). Refused, naming them; a dtype that tells them
+    apart exports exactly."""
+    rng = np.random.default_rng(0)
+    values = np.array(categories)  # float64: int64 identifiers beyond 2**53, which float64 holds as one
+    X = pd.DataFrame({"a": rng.normal(size=120), "c": values[np.arange(120) % 3]})
+    y = X["a"] + 10.0 * (np.arange(120) % 3)
+    pipe = ww.Pipeline([("encode", ColumnTransformer([("c", clone(encoder), ["c"])], remainder="passthrough")), ("ridge", Ridge())])
+    pipe.fit(X, y)
+    with pytest.raises(ww.ExportError, match=rf"categories .* of column 'c' are one value in {dtype}.*{hint}"):
+        ww.to_onnx(pipe, X, dtype=dtype)
+    if dtype == "float32":
+        assert ww.onnx.check_parity(pipe, ww.to_onnx(pipe, X), X).max_abs <= 1e-12

@@ -164,11 +164,33 @@ def _encodings(model: OneHotEncoder | OrdinalEncoder) -> list[_Encoding]:
     return encodings
 
 
-def _encoded(g: GraphBuilder, column: str, encoding: _Encoding) -> str:
-    """The ``[N, 1]`` output of :class:`_Encoding` for one input column: known keys looked up, any other value
-    unknown, NaN missing."""
+def _keys(g: GraphBuilder, encoding: _Encoding, model: Any, k: int) -> np.ndarray:
+    """The keys of input column ``k`` in the graph's dtype; numeric categories that it holds as one value
+    (1.0 and 1.0 + 1e-9 in float32, int64 identifiers beyond 2**53 in float64) are refused: the file would
+    take both for one, training rows included."""
+    keys = encoding.keys.astype(g.dtype)
+    unique, counts = np.unique(keys, return_counts=True)
+    if len(unique) == len(keys):
+        return keys
+    same = keys == unique[counts > 1][0]
+    names = getattr(model, "feature_names_in_", None)
+    column = repr(str(names[k])) if names is not None else k
+    what = " and ".join(repr(v) for v in model.categories_[k][np.flatnonzero(same)].tolist())
+    advice = (
+        "Export with dtype='float64'" if g.dtype == np.float32 else
+        "Give the column as strings (X[col].astype(str)) and fit again"
+    )
+    raise ExportError(
+        f"This {type(model).__name__}'s categories {what} of column {column} are one value in {g.dtype}, the "
+        f"file's input type: the file cannot tell them apart as the encoder does. {advice}."
+    )
+
+
+def _encoded(g: GraphBuilder, column: str, encoding: _Encoding, model: Any, k: int) -> str:
+    """The ``[N, 1]`` output of :class:`_Encoding` for input column ``k`` of ``model``: known keys looked
+    up, any other value unknown, NaN missing."""
     if len(encoding.keys):
-        keys = g.onnx.numpy_helper.from_array(encoding.keys.astype(g.dtype), "keys")
+        keys = g.onnx.numpy_helper.from_array(_keys(g, encoding, model, k), "keys")
         out = g.lookup(column, keys, encoding.outputs, hint="encoded", default=encoding.unknown)
     else:  # only a missing category was learned
         out = g.const(np.array([encoding.unknown]), "unknown")
@@ -184,7 +206,7 @@ def _convert_onehot(model: OneHotEncoder, method: str, g: GraphBuilder, x: str) 
     for k, encoding in enumerate(_encodings(model)):
         if encoding.width == 0:
             continue
-        index = _encoded(g, g.columns(x, k, k + 1), encoding)
+        index = _encoded(g, g.columns(x, k, k + 1), encoding, model, k)
         flags = g.op("Equal", [index, g.const(np.arange(encoding.width, dtype=np.float64), "positions")], hint="onehot")
         parts.append(g.cast(flags, g.dtype))
     if not parts:
@@ -197,7 +219,7 @@ def _convert_ordinal(model: OrdinalEncoder, method: str, g: GraphBuilder, x: str
     # each input column's value, read from the encoder: a category's position (infrequent ones grouped), a
     # missing value's, an unknown one's unknown_value (handle_unknown="use_encoded_value"; "error" would raise)
     encodings = _encodings(model)
-    return g.hstack([_encoded(g, g.columns(x, k, k + 1), e) for k, e in enumerate(encodings)], hint="ordinal")
+    return g.hstack([_encoded(g, g.columns(x, k, k + 1), e, model, k) for k, e in enumerate(encodings)], hint="ordinal")
 
 
 @register(TargetEncoder, methods=lambda model: ("transform",), categories=_encoder_categories)
@@ -215,5 +237,5 @@ def _convert_target_encoder(model: TargetEncoder, method: str, g: GraphBuilder, 
         for j in range(width):
             found = out[:, k * width + j]
             unknown = found[len(known) + len(learned)]
-            parts.append(_encoded(g, column, _encoding(named, known, learned, found, unknown, 1)))
+            parts.append(_encoded(g, column, _encoding(named, known, learned, found, unknown, 1), model, k))
     return g.hstack(parts, hint="target_encoded")
