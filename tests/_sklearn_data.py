@@ -38,3 +38,28 @@ def unknown_and_missing() -> pd.DataFrame:
     rows = labelled().iloc[:6].copy()
     rows["pressure"] = pd.Series(["z", None, "a", "never", None, "c"], index=rows.index, dtype=object)
     return rows
+
+
+def categorical_frame() -> tuple[pd.DataFrame, pd.DataFrame]:
+    """``labelled()`` with pandas categoricals (one with missing values) and missing numbers; and rows to serve
+    it: unseen and missing categories, and a single row."""
+    X = labelled()
+    for column in ("sex", "weight", "pressure"):
+        X[column] = X[column].astype("category")
+    X.loc[X.index % 7 == 0, "s1"] = np.nan
+    served = X.iloc[:6].copy()
+    served["weight"] = pd.Categorical(["enormous", None, "low", "high", "mid", "low"])
+    return X, served
+
+
+def categories_passed_through(last):
+    """A ``ColumnTransformer`` (pandas output) imputing the numbers and passing the categoricals through to
+    ``last``, which reads them as categories (scikit-learn's way to feed a HistGradientBoosting's
+    ``categorical_features="from_dtype"``)."""
+    from sklearn.compose import ColumnTransformer
+    from sklearn.impute import SimpleImputer
+
+    numbers = ColumnTransformer(
+        [("numbers", SimpleImputer(), ["s1", "s5"])], remainder="passthrough", verbose_feature_names_out=False
+    )
+    return [("numbers", numbers.set_output(transform="pandas")), ("last", last)]

@@ -17,6 +17,8 @@ from sklearn.preprocessing import FunctionTransformer, StandardScaler
 from sklearn.svm import SVC, LinearSVC
 from sklearn.tree import DecisionTreeClassifier
 
+from _sklearn_data import TARGET, categorical_frame, categories_passed_through
+
 import wirework as ww
 from wirework.errors import ExportError, NotTrainedError
 
@@ -523,3 +525,48 @@ def test_a_boolean_scalar_key_is_refused_as_the_axis_it_adds(diabetes):
     mask = np.arange(X.shape[1]) % 3 == 0
     picked = scaled[:, mask]
     assert ww.onnx.check_parity(picked, ww.to_onnx(picked, X[:5]), X).exact
+
+
+@pytest.mark.parametrize("last", ["HistGradientBoosting", "LightGBM", "XGBoost"])
+def test_a_network_reads_the_categoricals_a_column_transformer_passes_through(last):
+    """ww.Pipeline([ColumnTransformer(remainder="passthrough") with pandas output, a model reading categoricals]):
+    refused before ("carries object values, not numbers"): the transformer's output holds the categoricals. Now
+    the input codes them as the model numbers them and the transformer hands the codes on."""
+    import xgboost
+    from sklearn.ensemble import HistGradientBoostingRegressor
+
+    X, served = categorical_frame()
+    model = {
+        "HistGradientBoosting": HistGradientBoostingRegressor(max_iter=20, categorical_features="from_dtype"),
+        "LightGBM": lightgbm.LGBMRegressor(n_estimators=20, verbose=-1),
+        "XGBoost": xgboost.XGBRegressor(n_estimators=20, enable_categorical=True),
+    }[last]
+    pipe = ww.Pipeline(categories_passed_through(model)).fit(X, TARGET)
+    exported = ww.to_onnx(pipe, X)
+    rows = [X, served.iloc[[2]]] + ([] if last == "XGBoost" else [served])  # XGBoost refuses unseen categories
+    for rows in rows:
+        assert ww.onnx.check_parity(pipe, exported, rows).exact
+
+
+def test_a_column_passed_through_and_numbered_otherwise_by_a_part_is_refused():
+    from sklearn.compose import ColumnTransformer
+    from sklearn.ensemble import HistGradientBoostingRegressor
+    from sklearn.preprocessing import OrdinalEncoder
+
+    X, _ = categorical_frame()
+    X = X[["weight", "s5"]]
+    mine = OrdinalEncoder(categories=[["mid", "low", "high", "very high"]])  # not the sorted order HGB keeps
+    both = ColumnTransformer([("mine", mine, ["weight"]), ("kept", "passthrough", ["weight", "s5"])])
+    last = HistGradientBoostingRegressor(max_iter=5, categorical_features="from_dtype")
+    pipe = ww.Pipeline([("both", both.set_output(transform="pandas")), ("last", last)]).fit(X, TARGET)
+    with pytest.raises(ExportError, match=r"Input column 'weight' is passed through this ColumnTransformer.*numbered otherwise"):
+        ww.to_onnx(pipe, X)
+    # the same codes read by two encoders numbering them otherwise: no one numbering to pass through
+    ordinal = OrdinalEncoder(categories=[["mid", "low", "high", "very high"]], handle_unknown="use_encoded_value", unknown_value=-1)
+    Xs, ys = ww.source(X[["weight"]], name="X"), ww.source(TARGET, name="y")
+    kept = ww.machine(ColumnTransformer([("kept", "passthrough", ["weight"])]), Xs).transform(Xs)
+    coded = [ww.machine(encoder, kept).transform(kept) for encoder in (ordinal, OrdinalEncoder())]
+    predicted = ww.machine(Ridge(), ww.hcat(*coded), ys).predict(ww.hcat(*coded))
+    predicted.fit()
+    with pytest.raises(ExportError, match=r"carries object values, not numbers.*Encode its text or categorical columns"):
+        ww.to_onnx(predicted, X[["weight"]])

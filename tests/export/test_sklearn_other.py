@@ -43,7 +43,7 @@ from sklearn.preprocessing import (
 )
 from sklearn.tree import DecisionTreeRegressor
 
-from _sklearn_data import FRAME, SERUM, TARGET, labelled, exact, hgb
+from _sklearn_data import FRAME, SERUM, TARGET, categorical_frame, categories_passed_through, labelled, exact, hgb
 
 import wirework as ww
 
@@ -439,3 +439,24 @@ def test_a_logistic_regression_exports_in_float32():
     model = make_pipeline(StandardScaler(), LogisticRegression(max_iter=1000)).fit(X, y)
     report = ww.onnx.check_parity(model, ww.to_onnx(model, X_sample=X[:3], dtype="float32"), single)
     assert report.outputs["predict"].rows_differ == 0 and report.outputs["predict_proba"].max_abs <= 1e-6
+
+
+@pytest.mark.parametrize("inputs", ["matrix", "columns"])
+@pytest.mark.parametrize("last", ["HistGradientBoosting", "LightGBM"])
+def test_categoricals_a_column_transformer_passes_through_are_inputs_of_categories(last, inputs):
+    """A ColumnTransformer with pandas output hands pandas categoricals on to a model reading them as categories
+    (remainder="passthrough", then categorical_features="from_dtype"): the pipeline's input declared them as
+    numbers (the next step's categories were not looked for), so feed refused the frame it was trained on. Now
+    the input codes them as that model numbers them, and the codes cross the transformer unchanged."""
+    import lightgbm
+
+    X, served = categorical_frame()
+    model = hgb().set_params(categorical_features="from_dtype") if last == "HistGradientBoosting" else (
+        lightgbm.LGBMRegressor(n_estimators=20, verbose=-1)
+    )
+    pipe = Pipeline(categories_passed_through(model)).fit(X, TARGET)
+    exported = ww.to_onnx(pipe, X, inputs=inputs)
+    recorded = {c["name"]: c["categories"] for c in ww.onnx.input_signature(exported)["columns"]}
+    assert recorded["weight"] is not None and recorded["s1"] is None
+    for rows in (X, served, served.iloc[[2]]):
+        assert ww.onnx.check_parity(pipe, exported, rows).exact

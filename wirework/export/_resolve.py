@@ -22,7 +22,7 @@ import pandas as pd
 
 from wirework.errors import ExportError, NotTrainedError
 from wirework.export.builder import UNKNOWN_CODE, GraphBuilder, dense, split_missing
-from wirework.export.categories import merge
+from wirework.export.categories import hands_on, merge, with_passed
 from wirework.export.heads import class_values
 from wirework.export.imputed_codes import imputes_strings, input_categories
 from wirework.export.registry import converter_for
@@ -200,7 +200,7 @@ def _categories_of(obj: Any, outputs: dict) -> tuple[dict[int, np.ndarray], dict
     """
     if not outputs:
         return dict(converter_for(obj).categories(obj)), {}
-    from wirework.export.network import imputed_for, input_source
+    from wirework.export.network import imputed_for, input_source, read_after
     from wirework.graph.nodes import DynamicNode
 
     source = input_source(outputs)
@@ -213,8 +213,10 @@ def _categories_of(obj: Any, outputs: dict) -> tuple[dict[int, np.ndarray], dict
                 continue
             if imputes_strings(model) and item.operation == "transform":  # numbered as its reader numbers them
                 readers[id(model)] = input_categories(model, imputed_for(order, item))
-            else:
-                readers[id(model)] = {c: np.asarray(v) for c, v in converter_for(model).categories(model).items()}
+            else:  # a ColumnTransformer's, with the categories it passes through to its readers
+                own = {c: np.asarray(v) for c, v in converter_for(model).categories(model).items()}
+                read = read_after(order, item) if item.operation == "transform" and hands_on(model) else {}
+                readers[id(model)] = with_passed(model, own, read)
     categories, tables = merge(list(readers.values()))
     return categories, {model: own for model, own in zip(readers, tables) if own}
 

@@ -18,12 +18,16 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 import numpy as np
+from sklearn.preprocessing import FunctionTransformer
 
 from wirework.errors import ExportError
 from wirework.export.builder import MISSING_KINDS, UNKNOWN_CODE, GraphBuilder, split_missing, with_missing
 from wirework.export.registry import converter_for
 
-__all__ = ["merge", "recode", "Member", "members_categories", "members_read", "member_inputs"]
+__all__ = [
+    "merge", "recode", "Member", "members_categories", "members_read", "member_inputs", "passed_through", "with_passed",
+    "hands_on",
+]
 
 #: A model reading the input, and the input position of each of its columns (``None``: the same positions).
 Member = tuple[Any, Sequence[int] | None]
@@ -127,3 +131,53 @@ def member_inputs(g: GraphBuilder, x: str, members: Sequence[Member]) -> list[st
     the input (see :func:`members_categories`), its own positions still to be taken."""
     _, tables = merge([_by_input(member) for member in members])
     return [recode(g, x, own) for own in tables]
+
+
+def _hands_on(part: Any) -> bool:
+    """Whether a fitted ``ColumnTransformer`` part gives its columns unchanged: ``"passthrough"``, or the
+    identity ``FunctionTransformer`` scikit-learn fits for a ``remainder="passthrough"``."""
+    if isinstance(part, str):
+        return part == "passthrough"
+    return isinstance(part, FunctionTransformer) and part.func is None
+
+
+def hands_on(model: Any) -> bool:
+    """Whether ``model`` is a fitted ``ColumnTransformer`` with a part that gives its columns unchanged."""
+    return any(_hands_on(part) for _, part, _ in getattr(model, "transformers_", ()))
+
+
+def passed_through(model: Any, read: Mapping[int, Any]) -> dict[int, np.ndarray]:
+    """The input columns a fitted ``ColumnTransformer`` hands on unchanged (a ``"passthrough"`` part, the
+    remainder, see :func:`_hands_on`) that the model after it reads as categories (``read``: its categories by its own input
+    position), by the transformer's input position. A pandas categorical passed through to a
+    HistGradientBoosting with ``categorical_features="from_dtype"`` (or LightGBM, XGBoost) is one."""
+    slices = getattr(model, "output_indices_", None) or {}
+    positions = getattr(model, "_transformer_to_input_indices", None) or {}
+    passed: dict[int, np.ndarray] = {}
+    for name, part, _ in getattr(model, "transformers_", ()):
+        if not _hands_on(part) or name not in slices:
+            continue
+        for out, column in zip(range(slices[name].start, slices[name].stop), positions.get(name, ())):
+            if out in read:
+                passed[int(column)] = np.asarray(read[out])
+    return passed
+
+
+def with_passed(model: Any, own: Mapping[int, Any], read: Mapping[int, Any]) -> dict[int, np.ndarray]:
+    """A ``ColumnTransformer``'s input categories: its parts' (``own``), and those of the columns it passes
+    through to a model that reads them as categories (``read``, see :func:`passed_through`), whose codes then
+    cross it unchanged. A column a part also reads, numbering its categories otherwise, is refused."""
+    passed = passed_through(model, read)
+    if not passed:
+        return dict(own)
+    categories, tables = merge([own, passed])
+    if tables[1]:
+        names = getattr(model, "feature_names_in_", None)
+        column = min(tables[1])
+        label = repr(str(names[column])) if names is not None else column
+        raise ExportError(
+            f"Input column {label} is passed through this ColumnTransformer to a model that reads it as categories, "
+            "and a part of it reads the column as categories numbered otherwise; the input cannot hold codes for "
+            "both. Pass the part a copy of the column under another name."
+        )
+    return categories

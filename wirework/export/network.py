@@ -29,13 +29,15 @@ import numpy as np
 from wirework.errors import ExportError, NotTrainedError, quoted
 from wirework.export import elementwise
 from wirework.export.builder import GraphBuilder, dense
-from wirework.export.categories import recode
+from wirework.export.categories import hands_on, passed_through, recode
 from wirework.export.imputed_codes import impute_codes, imputes_strings
 from wirework.export.registry import converter_for, nothing_exported
 from wirework.graph import library
 from wirework.graph.nodes import DynamicNode, Node, Source, StaticNode, evaluate
 
-__all__ = ["Context", "lower", "LOWERINGS", "register_lowering", "input_source", "concat", "imputed_for"]
+__all__ = [
+    "Context", "lower", "LOWERINGS", "register_lowering", "input_source", "concat", "imputed_for", "read_after",
+]
 
 
 class Context:
@@ -77,7 +79,12 @@ class Context:
         if kind in "biu":
             return self.g.cast(self.names[item], self.g.dtype)
         if kind != "f":
-            raise ExportError(f"{item!r} carries {dense(self.sample[item]).dtype} values, not numbers.")
+            raise ExportError(
+                f"{item!r} carries {dense(self.sample[item]).dtype} values, not numbers, and the file holds numbers "
+                "only. Encode its text or categorical columns before (a OneHotEncoder, OrdinalEncoder or "
+                "TargetEncoder), or pass them through a ColumnTransformer to the one model that reads them as "
+                "categories."
+            )
         return self.names[item]
 
     def matrix(self, item: Node) -> str:
@@ -222,12 +229,29 @@ def imputed_for(order: Iterable[Node], node: DynamicNode) -> dict[int, np.ndarra
     return {int(k): np.asarray(v) for k, v in converter_for(model).categories(model).items()}
 
 
+def read_after(order: Iterable[Node], node: DynamicNode) -> dict[int, np.ndarray]:
+    """The categories the models reading the output of ``node`` read it with, by column, when they all read it
+    whole and alike ({} otherwise): the codes of the category columns a ``ColumnTransformer`` passes through
+    to them (see :func:`wirework.export.categories.passed_through`). ``order``: the prediction paths' nodes."""
+    readers = [item for item in order if node in getattr(item, "parents", ())]
+    found = []
+    for item in readers:
+        if not isinstance(item, DynamicNode) or item.parents[0] is not node:
+            return {}
+        model = item.machine.fitted_model
+        found.append({int(k): np.asarray(v) for k, v in converter_for(model).categories(model).items()})
+    alike = all(f.keys() == found[0].keys() and all(np.array_equal(f[k], found[0][k]) for k in f) for f in found)
+    return found[0] if found and alike else {}
+
+
 def _dynamic(cx: Context, node: DynamicNode) -> str:
     machine = node.machine
     model = machine.fitted_model
     if imputes_strings(model) and node.operation == "transform":  # the input's codes into its reader's
         cx.coded.add(node)
         return impute_codes(cx.g, model, cx.matrix(node.parents[0]), imputed_for(cx.order, node))
+    if node.operation == "transform" and hands_on(model) and passed_through(model, read_after(cx.order, node)):
+        cx.coded.add(node)  # a ColumnTransformer passing category codes through to its readers
     converter = converter_for(model)
     methods = converter.methods(model)
     if node.operation not in methods:

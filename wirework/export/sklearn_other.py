@@ -73,7 +73,7 @@ from sklearn.utils import _safe_indexing
 
 from wirework.errors import ExportError
 from wirework.export.builder import ML_OPSET, OPSET, GraphBuilder, dense
-from wirework.export.categories import member_inputs, members_categories, members_read
+from wirework.export.categories import hands_on, member_inputs, members_categories, members_read, with_passed
 from wirework.export.imputed_codes import impute_codes, imputes_strings, input_categories
 from wirework.export.heads import binary_labels, class_at, labels, two_columns
 from wirework.export.trees import logistic, softmax
@@ -260,11 +260,15 @@ def _live_steps(model: SkPipeline) -> list[Any]:
 
 def _pipeline_categories(model: SkPipeline) -> Mapping[int, np.ndarray]:
     # a first SimpleImputer that fills strings: the input numbers those columns as the next step does (see
-    # wirework.export.imputed_codes); else the first step's
+    # wirework.export.imputed_codes); else the first step's, and those a first ColumnTransformer passes through
+    # to a next step that reads them as categories (its codes cross the transformer unchanged)
     steps = _live_steps(model)
     if imputes_strings(steps[0]) and len(steps) > 1:
         return input_categories(steps[0], converter_for(steps[1]).categories(steps[1]))
-    return converter_for(steps[0]).categories(steps[0])
+    own = converter_for(steps[0]).categories(steps[0])
+    if hands_on(steps[0]) and len(steps) > 1:  # a ColumnTransformer: categoricals it passes to the next step
+        return with_passed(steps[0], own, converter_for(steps[1]).categories(steps[1]))
+    return own
 
 
 def _pipeline_reads(model: SkPipeline) -> frozenset[int] | None:
