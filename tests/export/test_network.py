@@ -570,3 +570,37 @@ def test_a_column_passed_through_and_numbered_otherwise_by_a_part_is_refused():
     predicted.fit()
     with pytest.raises(ExportError, match=r"carries object values, not numbers.*Encode its text or categorical columns"):
         ww.to_onnx(predicted, X[["weight"]])
+
+
+@pytest.mark.parametrize("voting", ["regressor", "soft", "hard"])
+def test_an_average_exports_its_transform(voting):
+    """ww.Average's transform (each model's output as columns, scikit-learn's voting transform) was refused
+    ("Static node 'side_by_side' has no ONNX lowering"). Over trees it is exact; hard voting's encoded labels
+    stay int64."""
+    X, y = load_wine(return_X_y=True)
+    trees = [("a", DecisionTreeClassifier(max_depth=3, random_state=0)), ("b", DecisionTreeClassifier(random_state=1))]
+    if voting == "regressor":
+        average = ww.Average([(name, RandomForestRegressor(n_estimators=3, random_state=k)) for k, (name, _) in enumerate(trees)])
+    else:
+        average = ww.Average(trees, voting=voting)
+        y = np.array(["barolo", "grignolino", "barbera"])[y]
+    average.fit(X, y)
+    exported = ww.to_onnx(average, methods=["predict", "transform"])
+    assert ww.onnx.check_parity(average, exported, X).exact
+    served = ww.onnx.session(exported).run(["transform"], ww.onnx.feed(exported, X[:3]))[0]
+    assert served.dtype == average.transform(X[:3]).dtype
+    flat = ww.Average(trees, flatten_transform=False).fit(X, y)
+    with pytest.raises(ExportError, match="flatten_transform=False is 3-D .* Export it with flatten_transform=True"):
+        ww.to_onnx(flat, methods=["transform"])
+
+
+def test_a_bagging_exports_its_log_probabilities():
+    """ww.Bagging's predict_log_proba was refused ("Static node 'log_of' has no ONNX lowering"): now ONNX
+    Runtime's Log of the probabilities, within an ulp of NumPy's; a probability 0 gives -inf as natively."""
+    X, y = load_iris(return_X_y=True)
+    bagging = ww.Bagging(DecisionTreeClassifier(random_state=0), n_estimators=4, random_state=0).fit(X, y)
+    exported = ww.to_onnx(bagging, methods=["predict_proba", "predict_log_proba"])
+    report = ww.onnx.check_parity(bagging, exported, X)
+    assert report.outputs["predict_proba"].rows_differ == 0
+    assert report.outputs["predict_log_proba"].max_rel <= 2.3e-16
+    assert np.isneginf(bagging.predict_log_proba(X)).any()  # zeros of the probabilities compared as -inf

@@ -73,6 +73,25 @@ def _label_count(node: StaticNode) -> int:
     return max(known) + 1
 
 
+@register_lowering(_ops.side_by_side)
+def _side_by_side(cx: Context, node: StaticNode) -> str:
+    # ww.Average's transform: each model's output as columns, in order (encoded labels stay int64, as natively)
+    if not node.kwargs.get("flatten", True):
+        raise ExportError(
+            "The transform of a ww.Average with flatten_transform=False is 3-D (models, rows, classes); the file "
+            "gives tables only. Export it with flatten_transform=True, or export predict and predict_proba."
+        )
+    if all(np.asarray(cx.sample[arg]).dtype.kind in "iu" for arg in node.args):
+        return concat(cx, [cx.g.as_column(cx.names[arg]) if cx.ndim(arg) == 1 else cx.names[arg] for arg in node.args])
+    return concat(cx, [cx.matrix(arg) for arg in node.args])
+
+
+@register_lowering(_ops.log_of)
+def _log_of(cx: Context, node: StaticNode) -> str:
+    # ww.Bagging's predict_log_proba: the log of its probabilities (ONNX Runtime's Log, within an ulp of NumPy's)
+    return cx.g.op("Log", [cx.floats(node.args[0])], hint="log_proba")
+
+
 @register_lowering(_ops.argmax)
 def _argmax(cx: Context, node: StaticNode) -> str:
     return cx.g.op("ArgMax", [cx.floats(node.args[0])], axis=1, keepdims=0, hint="argmax")
