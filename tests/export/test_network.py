@@ -604,3 +604,28 @@ def test_a_bagging_exports_its_log_probabilities():
     assert report.outputs["predict_proba"].rows_differ == 0
     assert report.outputs["predict_log_proba"].max_rel <= 2.3e-16
     assert np.isneginf(bagging.predict_log_proba(X)).any()  # zeros of the probabilities compared as -inf
+
+
+@pytest.mark.parametrize("encode", ["OneHotEncoder", "ColumnTransformer"])
+def test_a_network_encodes_the_strings_a_column_transformer_passes_through(encode):
+    """ww.Pipeline([ColumnTransformer(remainder="passthrough"), an encoder of the strings it passed, Ridge]):
+    the encoder learned NaN as a category, and a reader's categories holding NaN were taken as unlike
+    themselves (NaN != NaN), so none were passed through; behind a second ColumnTransformer the object
+    table of numbers it gives was refused. Now both are exact, with unseen and missing values and one row."""
+    from sklearn.compose import ColumnTransformer
+    from sklearn.impute import SimpleImputer
+    from sklearn.preprocessing import OneHotEncoder
+
+    X, served = categorical_frame()
+    X = X[["s1", "s5", "sex", "pressure"]].astype({"sex": object, "pressure": object})
+    served = served[["s1", "s5", "sex", "pressure"]].astype({"sex": object, "pressure": object})
+    served.iloc[0, 3] = "never seen"
+    numbers = ColumnTransformer([("numbers", SimpleImputer(), ["s1", "s5"])], remainder="passthrough")
+    onehot = OneHotEncoder(handle_unknown="ignore")
+    second = onehot if encode == "OneHotEncoder" else ColumnTransformer([("onehot", onehot, [2, 3])], remainder="passthrough")
+    if encode == "OneHotEncoder":  # only the strings reach it
+        numbers.set_params(numbers="drop")
+    pipe = ww.Pipeline([("numbers", numbers), ("encode", second), ("ridge", Ridge())]).fit(X, TARGET)
+    exported = ww.to_onnx(pipe, X)
+    for rows in (X, served, served.iloc[[2]]):
+        assert ww.onnx.check_parity(pipe, exported, rows).max_abs <= 1e-12

@@ -76,7 +76,7 @@ class Context:
         if isinstance(item, Source) or item in self.coded:  # the float matrix, category columns as codes
             return self.names[item]
         kind = dense(self.sample[item]).dtype.kind  # a sparse value (a one-hot encoding) as the file holds it
-        if kind in "biu":
+        if kind in "biu" or (kind == "O" and _numbers_of_columns(item, self.sample[item])):
             return self.g.cast(self.names[item], self.g.dtype)
         if kind != "f":
             raise ExportError(
@@ -91,6 +91,18 @@ class Context:
         """A node's value as a float matrix (a 1-D value becomes one column)."""
         value = self.floats(item)
         return self.g.as_column(value) if self.ndim(item) == 1 else value
+
+
+def _numbers_of_columns(item: Node, value: Any) -> bool:
+    """Whether ``item`` is a ``ColumnTransformer``'s transform whose object value holds numbers only (its parts
+    beside columns it passed through from an object table): the file computes them as numbers."""
+    if not (isinstance(item, DynamicNode) and hasattr(item.machine.fitted_model, "transformers_")):
+        return False
+    try:
+        dense(value).astype(np.float64)
+    except (TypeError, ValueError):
+        return False
+    return True
 
 
 def concat(cx: Context, parts: list[str]) -> str:
@@ -240,7 +252,8 @@ def read_after(order: Iterable[Node], node: DynamicNode) -> dict[int, np.ndarray
             return {}
         model = item.machine.fitted_model
         found.append({int(k): np.asarray(v) for k, v in converter_for(model).categories(model).items()})
-    alike = all(f.keys() == found[0].keys() and all(np.array_equal(f[k], found[0][k]) for k in f) for f in found)
+    listed = [{k: [repr(v) for v in values.tolist()] for k, values in f.items()} for f in found]  # NaN equals NaN
+    alike = all(f == listed[0] for f in listed)
     return found[0] if found and alike else {}
 
 
