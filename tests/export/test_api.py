@@ -286,3 +286,19 @@ def test_feed_refuses_strings_in_a_numeric_column_even_strings_of_numbers(layout
         feed(exported, X.head(3).assign(bmi=X["bmi"].head(3).astype(str)))
     numbers_as_objects = X.head(3).assign(bmi=X["bmi"].head(3).astype(object))  # numbers, held as objects
     assert all(np.array_equal(v, feed(exported, X.head(3))[k]) for k, v in feed(exported, numbers_as_objects).items())
+
+
+def test_the_exp_option_is_checked_and_names_a_glibc_build(tmp_path):
+    X, y = load_iris(return_X_y=True)
+    model = lightgbm.LGBMClassifier(n_estimators=5, n_jobs=1, verbose=-1).fit(X, y == 1)
+    for bad in ("glibc", None, 1):
+        with pytest.raises(ExportError, match=r"exp must be one of 'onnx', 'libm', 'glibc-fma', 'glibc-sse2'\. "
+                           rf"Received: {bad!r}"):
+            ww.to_onnx(model, exp=bad)
+    with pytest.raises(ExportError, match=r"exp='glibc-fma' reproduces the C library's float64 exp, but a float32 "
+                       "export computes in float32"):
+        ww.to_onnx(model, dtype="float32", exp="glibc-fma")
+    sizes = {exp: len(ww.to_onnx(model, exp=exp).graph.node) for exp in ("onnx", "glibc-fma", "glibc-sse2")}
+    assert sizes["onnx"] < sizes["glibc-sse2"] < sizes["glibc-fma"]
+    path = ww.save_onnx(model, tmp_path / "model.onnx", exp="glibc-sse2")
+    assert len(onnx.load(path).graph.node) == sizes["glibc-sse2"]

@@ -17,6 +17,7 @@ from wirework.export.lightgbm import ZERO_BAND, categories, convert, methods, tr
 from wirework.export.parity import session  # noqa: E402
 from wirework.export.trees import count_entries  # noqa: E402
 from _lightgbm_case import N_CATS, acceptance_model, split_values  # noqa: E402
+from _glibc import needs_glibc_exp  # noqa: E402
 
 
 
@@ -442,3 +443,36 @@ def test_float32_multiclass_probabilities_stay_within_the_documented_bound():
     rows = X.astype(np.float32)
     out = run(export(model, X.shape[1], dtype="float32", method="predict_proba"), rows)
     assert np.abs(out - model.predict_proba(rows)).max() <= 2.7e-7
+
+
+def _c_exp_cases():
+    from sklearn.datasets import load_breast_cancer, load_diabetes, load_digits, load_wine
+
+    Xb, yb = load_breast_cancer(return_X_y=True)
+    Xr, yr = load_diabetes(return_X_y=True)
+    options = dict(n_jobs=1, verbose=-1, random_state=0)
+    yield lightgbm.LGBMClassifier(n_estimators=40, **options).fit(Xb, yb), Xb, "predict_proba"
+    yield lightgbm.LGBMClassifier(n_estimators=20, sigmoid=0.4, **options).fit(Xb, yb), Xb, "predict_proba"
+    for loader in (load_wine, load_digits):
+        X, y = loader(return_X_y=True)
+        yield lightgbm.LGBMClassifier(n_estimators=20, **options).fit(X, y), X, "predict_proba"
+    X, y = load_wine(return_X_y=True)
+    yield lightgbm.LGBMClassifier(objective="multiclassova", n_estimators=20, **options).fit(X, y), X, "predict_proba"
+    for objective in ("poisson", "gamma", "tweedie"):
+        yield lightgbm.LGBMRegressor(objective=objective, n_estimators=30, **options).fit(Xr, yr), Xr, "predict"
+    yield lightgbm.LGBMRegressor(objective="cross_entropy", n_estimators=30, **options).fit(Xb, yb), Xb, "predict"
+
+
+@needs_glibc_exp
+def test_probabilities_and_exp_objectives_are_bit_for_bit_with_glibcs_exp():
+    """With exp="libm" every std::exp LightGBM's outputs go through is glibc's, step by step: the breast cancer
+    (also with sigmoid=0.4), wine and digits probabilities (softmax and one-vs-rest) and the poisson, gamma,
+    tweedie and cross_entropy predictions equal LightGBM's; ONNX Runtime's Exp leaves some a few ulps off."""
+    import wirework as ww
+
+    for model, X, method in _c_exp_cases():
+        native = getattr(model, method)(X)
+        libm = ww.onnx.session(ww.to_onnx(model, X[:5], methods=[method], exp="libm")).run(None, {"X": X})[0]
+        assert np.array_equal(libm, native), (model, method)
+        onnx_exp = ww.onnx.session(ww.to_onnx(model, X[:5], methods=[method])).run(None, {"X": X})[0]
+        assert np.max(np.abs(onnx_exp - native) / np.maximum(1.0, np.abs(native))) <= 1e-15

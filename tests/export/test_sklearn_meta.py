@@ -30,6 +30,7 @@ from sklearn.svm import LinearSVC
 from sklearn.tree import DecisionTreeClassifier, DecisionTreeRegressor
 
 import wirework as ww
+from _glibc import needs_glibc_exp
 
 pytest.importorskip("onnxruntime")
 
@@ -345,3 +346,14 @@ def test_bagging_classifier_decision_function_of_members_missing_classes_is_refu
     with pytest.raises(ww.ExportError, match="a member learned 2 of its 3 classes"):
         ww.to_onnx(model, X_sample=X_IRIS[:3], methods=["decision_function"])
     assert exported(model, X_IRIS).exact  # predict and predict_proba still export
+
+
+@needs_glibc_exp
+@pytest.mark.parametrize("ensemble", [True, False])
+def test_sigmoid_calibration_over_boosting_is_bit_for_bit_with_glibcs_exp(ensemble):
+    # SciPy's expit(-(a T + b)) is 1 / (1 + exp(a T + b)) with the C library's exp: with exp="libm", exactly
+    base = HistGradientBoostingClassifier(max_iter=20, random_state=0)
+    model = CalibratedClassifierCV(base, method="sigmoid", ensemble=ensemble, cv=3).fit(X_CANCER, Y_CANCER)
+    onnx_model = ww.to_onnx(model, X_CANCER[:5], methods=["predict_proba"], exp="libm")
+    out = ww.onnx.session(onnx_model).run(None, {"X": X_CANCER})[0]
+    assert np.array_equal(out, model.predict_proba(X_CANCER))

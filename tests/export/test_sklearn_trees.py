@@ -42,6 +42,7 @@ from sklearn.linear_model import LinearRegression
 from sklearn.tree import DecisionTreeClassifier, DecisionTreeRegressor, ExtraTreeClassifier, ExtraTreeRegressor
 from threadpoolctl import threadpool_limits
 from _tree_rows import edge_rows, tree_thresholds
+from _glibc import needs_glibc_exp
 
 import wirework as ww
 from wirework.errors import ExportError
@@ -512,3 +513,21 @@ def test_multiclass_probabilities_add_each_row_as_numpy_adds_the_native_scores(m
     model.fit(X, y)
     out = _run(ww.to_onnx(model, methods=["predict_proba"]), X)["predict_proba"]
     assert np.array_equal(out, softmax(_native(model, "decision_function", X), order))
+
+
+@needs_glibc_exp
+@pytest.mark.parametrize("model", [
+    HistGradientBoostingClassifier(max_iter=40, random_state=0),
+    GradientBoostingClassifier(n_estimators=40, random_state=0),
+    GradientBoostingClassifier(loss="exponential", n_estimators=30, random_state=0),
+], ids=["hist", "log_loss", "exponential"])
+def test_binary_boosting_probabilities_are_bit_for_bit_with_glibcs_exp(model):
+    """scikit-learn's binary probabilities are SciPy's expit of the raw score, 1 / (1 + exp(-x)) with the C
+    library's exp: with exp="libm" they equal scikit-learn's on every row of the breast cancer data."""
+    from sklearn.datasets import load_breast_cancer
+
+    X, y = load_breast_cancer(return_X_y=True)
+    model.fit(X, y)
+    native = model.predict_proba(X)
+    out = ww.onnx.session(ww.to_onnx(model, X[:5], methods=["predict_proba"], exp="libm")).run(None, {"X": X})[0]
+    assert np.array_equal(out, native)

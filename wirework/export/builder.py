@@ -125,6 +125,7 @@ class GraphBuilder:
         self.metadata: dict[str, str] = {}
         self.ranks: dict[str, int] = {}  # rank of an untyped output, where shape inference cannot tell it
         self.memo: dict = {}  # converters keep per-graph work here (a sub-model converted once)
+        self.exp_build = "onnx"  # how C's exp is computed: ONNX's Exp or a glibc build (to_onnx's exp option)
         self._used: set[str] = set()
         self._consts: dict[tuple, str] = {}
 

@@ -40,7 +40,10 @@ bit for bit. The output transform of the objective follows (rule 6):
    ``sign(s) * s * s``); ``poisson``, ``gamma``, ``tweedie``: ``exp(s)``;
    ``binary`` and ``cross_entropy``: ``1 / (1 + exp(-sigmoid * s))``;
    ``multiclass``: softmax; ``multiclassova``: a sigmoid per class. Other
-   objectives (``cross_entropy_lambda``, custom ones) are refused.
+   objectives (``cross_entropy_lambda``, custom ones) are refused. ``exp`` is
+   LightGBM's ``std::exp``: glibc's step by step (bit for bit) when the
+   export asks for it (``to_onnx(..., exp="libm")``, see
+   :func:`wirework.export.libm.c_exp`), else ONNX Runtime's ``Exp``.
 
 Random-forest mode (``boosting="rf"``) divides the sum by the number of
 iterations, as LightGBM does. Linear trees are refused.
@@ -58,6 +61,7 @@ import numpy as np
 from wirework.errors import ExportError
 from wirework.export import heads
 from wirework.export.builder import GraphBuilder
+from wirework.export.libm import c_exp
 from wirework.export.registry import register
 from wirework.export.trees import Mode, PostTransform, Tree, logistic, native_width, single_leaf, softmax
 from wirework.export.trees import tree_ensemble
@@ -407,12 +411,12 @@ def _transform(g: GraphBuilder, scores: str, objective: _Objective, width: int) 
             return g.op("Mul", [signed, scores], hint="squared")
         return scores
     if name in _EXP:
-        return g.op("Exp", [scores], hint="exp_score")
+        return c_exp(g, scores)
     if name in _SIGMOID:
         return logistic(g, scores, objective.sigmoid if name == "binary" else 1.0)
     if name == "multiclassova":
         return logistic(g, scores, objective.sigmoid)
-    return softmax(g, scores, native_width(g, width), loop=True)  # LightGBM's Common::Softmax
+    return softmax(g, scores, native_width(g, width), loop=True, libm=True)  # LightGBM's Common::Softmax
 
 
 def _truncated_codes(g: GraphBuilder, x: str, trees: list[Tree], n: int) -> str:

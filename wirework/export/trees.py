@@ -48,6 +48,7 @@ import numpy as np
 
 from wirework.errors import ExportError
 from wirework.export.builder import ML_DOMAIN, GraphBuilder
+from wirework.export.libm import c_exp
 
 __all__ = [
     "Mode",
@@ -408,27 +409,29 @@ def native_width(g: GraphBuilder, width: int) -> int | None:
 
 
 def logistic(g: GraphBuilder, scores: str, scale: float = 1.0) -> str:
-    """``1 / (1 + exp(-scale * scores))``, elementwise, in the graph's precision."""
+    """``1 / (1 + exp(-scale * scores))``, elementwise, in the graph's precision, with C's ``exp``
+    (:func:`~wirework.export.libm.c_exp`: LightGBM's ``std::exp``, SciPy's ``expit``)."""
     one = g.const(np.ones(1), "one")
     if scale == 1.0:
         negative = g.op("Neg", [scores], hint="neg")
     else:
         negative = g.op("Mul", [scores, g.const(np.array([-scale]), "neg_scale")], hint="neg")
-    exp = g.op("Exp", [negative], hint="exp")
-    return g.op("Div", [one, g.op("Add", [one, exp], hint="denominator")], hint="probability")
+    return g.op("Div", [one, g.op("Add", [one, c_exp(g, negative)], hint="denominator")], hint="probability")
 
 
-def softmax(g: GraphBuilder, scores: str, width: int | None = None, *, loop: bool = False) -> str:
+def softmax(g: GraphBuilder, scores: str, width: int | None = None, *, loop: bool = False, libm: bool = False) -> str:
     """Row-wise ``exp(s - max) / sum(exp(s - max))``, as LightGBM, XGBoost and scikit-learn compute it.
 
     ``width``: the number of columns, when known, to add each row as NumPy adds it (scikit-learn's own
     ``softmax``; :meth:`GraphBuilder.row_sum`) rather than with ``ReduceSum``; with ``loop=True``, left
     to right as a C loop adds it (LightGBM's ``Common::Softmax``). ``ReduceSum`` rounds otherwise: it
-    was 4.4e-16 off LightGBM's digits probabilities, 2.2e-16 the ``Exp`` alone.
+    was 4.4e-16 off LightGBM's digits probabilities, 2.2e-16 the ``Exp`` alone. ``libm``: the exponentials
+    are C's (:func:`~wirework.export.libm.c_exp`, LightGBM's ``std::exp``), not NumPy's.
     """
     axis = g.const([1], "axis")
     top = g.op("ReduceMax", [scores, axis], keepdims=1, hint="row_max")
-    exp = g.op("Exp", [g.op("Sub", [scores, top], hint="shifted")], hint="exp")
+    shifted = g.op("Sub", [scores, top], hint="shifted")
+    exp = c_exp(g, shifted) if libm else g.op("Exp", [shifted], hint="exp")
     if width is None:
         total = g.op("ReduceSum", [exp, axis], keepdims=1, hint="row_sum")
     elif loop:
