@@ -71,7 +71,7 @@ def split_constant(value: Any) -> tuple[Any, Any]:
     --------
     >>> hi, lo = split_constant(0.1)
     >>> hi + lo == 0.1, hi.hex()
-    (True, '0x1.999999cp-4')
+    (True, '0x1.9999998000000p-4')
     """
     value = np.asarray(value, dtype=np.float64)
     t = value * np.float64(2.0**27 + 1.0)
