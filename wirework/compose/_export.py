@@ -13,10 +13,11 @@ import numpy as np
 
 from wirework.compose import _ops, _params
 from wirework.compose.composite import Composite
-from wirework.compose._members import Seeded, Votes
+from wirework.compose._members import Seeded, Votes, log_mean_exp
 from wirework.errors import ExportError
 from wirework.export.heads import class_values, majority, weighted_average
-from wirework.export.network import Context, concat, lower, register_lowering
+from wirework.export.elementwise import log1p
+from wirework.export.network import Context, concat, lower, register_lowering, takes_log_of_proba
 from wirework.export.registry import converter_for, register
 from wirework.graph.nodes import Node, StaticNode
 
@@ -92,6 +93,23 @@ def _log_of(cx: Context, node: StaticNode) -> str:
     return cx.g.op("Log", [cx.floats(node.args[0])], hint="log_proba")
 
 
+@register_lowering(log_mean_exp)
+def _log_mean_exp(cx: Context, node: StaticNode) -> str:
+    # ww.Bagging's predict_log_proba from its members' own: np.logaddexp in the members' order (NumPy's steps:
+    # x + log 2 where x == y, else the larger plus log1p(exp(-|x - y|))), less log(n)
+    g = cx.g
+    total = cx.floats(node.args[0])
+    for arg in node.args[1:]:
+        other = cx.floats(arg)
+        difference = g.op("Sub", [total, other], hint="logaddexp")
+        larger = g.op("Where", [g.op("Greater", [difference, g.const(0.0)]), total, other], hint="logaddexp")
+        tail = log1p(g, g.op("Exp", [g.op("Neg", [g.op("Abs", [difference])])], hint="logaddexp"))
+        added = g.op("Add", [larger, tail], hint="logaddexp")
+        same = g.op("Add", [total, g.const(np.log(2.0))], hint="logaddexp")
+        total = g.op("Where", [g.op("Equal", [total, other]), same, added], hint="logaddexp")
+    return g.op("Sub", [total, g.const(np.log(len(node.args)))], hint="log_proba")
+
+
 @register_lowering(_ops.argmax)
 def _argmax(cx: Context, node: StaticNode) -> str:
     return cx.g.op("ArgMax", [cx.floats(node.args[0])], axis=1, keepdims=0, hint="argmax")
@@ -123,14 +141,25 @@ def _inner(model: Any) -> Any:
     return model.estimator_
 
 
+def _seeded_methods(model: Seeded) -> tuple[str, ...]:
+    inner = _inner(model)
+    offered = converter_for(inner).methods(inner)
+    if "predict_log_proba" not in offered and takes_log_of_proba(inner, offered):
+        return (*offered, "predict_log_proba")
+    return offered
+
+
 def _convert_seeded(model: Seeded, method: str, g: Any, x: str, sample: Any = None) -> str:
     inner = _inner(model)
-    return converter_for(inner).apply(inner, method, g, x, sample=sample)
+    converter = converter_for(inner)
+    if method == "predict_log_proba" and method not in converter.methods(inner):  # the log of its probabilities
+        return g.op("Log", [converter.apply(inner, "predict_proba", g, x, sample=sample)], hint="log_proba")
+    return converter.apply(inner, method, g, x, sample=sample)
 
 
 register(
     Seeded,
-    methods=lambda model: converter_for(_inner(model)).methods(_inner(model)),
+    methods=_seeded_methods,
     n_features=lambda model: converter_for(_inner(model)).n_features(_inner(model)),
     categories=lambda model: converter_for(_inner(model)).categories(_inner(model)),
     takes_sample=True,
