@@ -5,8 +5,10 @@ import warnings
 import numpy as np
 import pandas as pd
 import pytest
+import scipy.sparse as sp
 import sklearn
 from _counting import Counting, fits
+from sklearn.base import BaseEstimator, RegressorMixin
 from sklearn.datasets import load_breast_cancer, load_diabetes, load_iris, load_wine
 from sklearn.ensemble import RandomForestClassifier, StackingClassifier, StackingRegressor
 from sklearn.exceptions import UnsetMetadataPassedError
@@ -679,3 +681,38 @@ def test_the_routing_of_predict_names_the_trained_final_estimator_once_fitted():
         assert stack.final_estimator_.get_metadata_routing().consumes("predict", ["shift"]) == {"shift"}
         learner = stack.get_metadata_routing()  # a learner of that name keeps its own route: fit only
         assert learner.consumes("fit", ["sample_weight"]) == set() and "final_estimator__" in str(learner)
+
+
+class Recording(RegressorMixin, BaseEstimator):
+    """A Ridge that records the type, layout and values of what its ``fit`` and ``predict`` receive."""
+
+    received: list = []
+
+    def fit(self, X, y):
+        Recording.received.append(("fit", type(X), getattr(X, "format", None), X))
+        self.ridge_ = Ridge().fit(X, y)
+        return self
+
+    def predict(self, X):
+        Recording.received.append(("predict", type(X), getattr(X, "format", None), X))
+        return self.ridge_.predict(X)
+
+
+@pytest.mark.parametrize("layout", [sp.csc_matrix, sp.csr_matrix, sp.csc_array, sp.csr_array])
+def test_sparse_passthrough_reaches_the_final_estimator_in_the_layout_scikit_learn_s_stacking_gives_it(layout):
+    # a CSC X came to the final estimator as CSR (and a sparse array as a matrix); scikit-learn's stacking joins
+    # the predictions and X with sparse.hstack(..., format=X.format)
+    X, y = DIABETES
+    X = layout(X)
+    Recording.received = []
+    theirs = StackingRegressor([("ridge", Ridge())], final_estimator=Recording(), cv=KFold(5), passthrough=True)
+    expected = theirs.fit(X, y).predict(X)
+    seen_by_theirs, Recording.received = Recording.received, []
+    ours = ww.Stack([("ridge", Ridge())], Recording(), cv=KFold(5), passthrough=True).fit(X, y)
+    assert np.max(np.abs(ours.predict(X) - expected)) <= 1e-10
+    assert [call[:3] for call in Recording.received] == [call[:3] for call in seen_by_theirs]
+    assert [call[:3] for call in seen_by_theirs] == [(op, type(X), X.format) for op in ("fit", "predict")]
+    for (*_, mine), (*_, theirs_) in zip(Recording.received, seen_by_theirs):
+        assert np.max(np.abs((mine - theirs_).toarray())) <= 1e-10
+    out = ours.transform(X)
+    assert type(out) is type(X) and out.format == X.format

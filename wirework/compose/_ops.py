@@ -206,7 +206,10 @@ def meta_features(
     As scikit-learn's stacking: a 1-D prediction is one column; a
     ``predict_proba`` output (``probabilities[i]``) with two columns keeps
     its second column only. ``passthrough`` data is appended after the
-    predictions; when it is a DataFrame, so is the result, its prediction
+    predictions; when it is sparse, so is the result, in its layout (CSC
+    stays CSC) and kind (matrix or array), as scikit-learn's stacking joins
+    them (``sparse.hstack(..., format=X.format)``); when it is a DataFrame,
+    so is the result, its prediction
     columns named by :func:`column_names` of ``labels`` (one per prediction),
     unless ``passthrough`` has columns that are not strings (no feature names
     to scikit-learn: the composite predicts from the array its check makes)
@@ -224,8 +227,8 @@ def meta_features(
     stacked = np.hstack(columns)
     if passthrough is None:
         return stacked
-    if sp.issparse(passthrough):
-        return sp.hstack([sp.csr_matrix(stacked), passthrough], format="csr")
+    if sp.issparse(passthrough):  # in X's layout, as scikit-learn's stacking joins them (CSC stays CSC)
+        return sp.hstack([*columns, passthrough], format=passthrough.format)
     if labels is not None and isinstance(passthrough, pd.DataFrame):
         names = column_names(labels, [c.shape[1] for c in columns])
         named = all(isinstance(c, str) for c in passthrough.columns)  # else scikit-learn sees no feature names
