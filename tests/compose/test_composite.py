@@ -1049,7 +1049,8 @@ def test_feature_names_refuse_wrong_input_names_and_unnamed_outputs():
     assert isinstance(caught.value, AttributeError)
     with pytest.raises(ww.UnavailableError, match="only a chain of machine transforms"):
         LogScaled().fit(X).get_feature_names_out()
-    assert not hasattr(ww.Pipeline([("scale", StandardScaler()), ("ridge", Ridge())]), "get_feature_names_out")
+    with pytest.raises(ww.UnavailableError, match="Estimator ridge .* does not provide get_feature_names_out"):
+        ww.Pipeline([("scale", StandardScaler()), ("ridge", Ridge())]).fit(X, X["age"]).get_feature_names_out()
 
 
 def test_set_output_gives_dataframes_at_once_and_the_steps_from_the_next_fit():

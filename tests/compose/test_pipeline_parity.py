@@ -10,6 +10,7 @@ import pandas as pd
 import pytest
 import scipy.sparse as sp
 from sklearn.base import BaseEstimator, TransformerMixin, clone
+from sklearn.exceptions import NotFittedError
 from sklearn.cluster import DBSCAN, KMeans
 from sklearn.compose import ColumnTransformer, TransformedTargetRegressor
 from sklearn.datasets import load_diabetes, load_digits, load_iris
@@ -441,3 +442,38 @@ def test_an_embedding_last_step_fits_as_scikit_learn_s_pipeline_with_a_target_we
     assert np.abs(weighted - SkPipeline(steps()).fit_transform(X)).max() > 1e-6  # the weights mattered
     with pytest.raises(ww.GraphError, match=r"has a value on the training data only: .* has no transform\(\) for new data"):
         ours.network_["fit_transform"](X)
+
+
+@pytest.mark.parametrize(
+    "steps",
+    [
+        lambda: [("scale", StandardScaler()), ("lr", LogisticRegression())],
+        lambda: [("scale", StandardScaler()), ("skip", "passthrough"), ("lr", LogisticRegression())],
+        lambda: [("lr", LogisticRegression(max_iter=1000))],
+        lambda: [("plain", FunctionTransformer()), ("knn", KNeighborsClassifier())],  # a step before the last lacks it
+    ],
+    ids=["scaler then classifier", "a step skipped", "classifier alone", "an unnamed transformer first"],
+)
+def test_get_feature_names_out_of_a_pipeline_that_predicts_is_there_and_raises_as_scikit_learn_s(steps):
+    # ours had no get_feature_names_out when the last step predicts (hasattr false); scikit-learn's Pipeline has it
+    # always, and calling it raises an AttributeError naming the first step without one
+    ours, theirs = ww.Pipeline(steps()), SkPipeline(steps())
+    assert [op for op in OPERATIONS if hasattr(ours, op)] == [op for op in OPERATIONS if hasattr(theirs, op)]
+    assert hasattr(ours, "get_feature_names_out") and hasattr(theirs, "get_feature_names_out")
+    lacking = next(name for name, step in steps() if step != "passthrough" and not hasattr(step, "get_feature_names_out"))
+    first = lacking == steps()[0][0]
+    for pipe in (ours, theirs):  # before fit: the error of the first step asked that cannot answer
+        with pytest.raises(AttributeError if first else NotFittedError, match=f"{lacking} .*does not provide" if first else None):
+            pipe.get_feature_names_out()
+    ours.fit(X_IRIS, Y_IRIS)
+    theirs.fit(X_IRIS, Y_IRIS)
+    assert [op for op in OPERATIONS if hasattr(ours, op)] == [op for op in OPERATIONS if hasattr(theirs, op)]
+    with pytest.raises(AttributeError, match=f"Estimator {lacking} does not provide get_feature_names_out"):
+        theirs.get_feature_names_out()
+    with pytest.raises(
+        ww.UnavailableError,
+        match=rf"Estimator {lacking} \(\w+\) does not provide get_feature_names_out, so this Pipeline names no output "
+        rf"columns.*" + ("they are the pipeline's input" if first else "fit a ww.Pipeline of the steps before it"),
+    ) as caught:
+        ours.get_feature_names_out()
+    assert isinstance(caught.value, AttributeError)

@@ -206,10 +206,7 @@ def meta_features(
     As scikit-learn's stacking: a 1-D prediction is one column; a
     ``predict_proba`` output (``probabilities[i]``) with two columns keeps
     its second column only. ``passthrough`` data is appended after the
-    predictions; when it is sparse, so is the result, in its layout (CSC
-    stays CSC) and kind (matrix or array), as scikit-learn's stacking joins
-    them (``sparse.hstack(..., format=X.format)``); when it is a DataFrame,
-    so is the result, its prediction
+    predictions (sparse: in its layout); when it is a DataFrame, so is the result, its prediction
     columns named by :func:`column_names` of ``labels`` (one per prediction),
     unless ``passthrough`` has columns that are not strings (no feature names
     to scikit-learn: the composite predicts from the array its check makes)

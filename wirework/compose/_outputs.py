@@ -372,3 +372,33 @@ def _has_parameter(method: Callable[..., Any], name: str) -> bool:
         return name in inspect.signature(method).parameters
     except (TypeError, ValueError):
         return False
+
+
+def unnamed_step(owner: Composite, steps: list[tuple[str, Any]]) -> None:
+    """Raise scikit-learn's ``Pipeline.get_feature_names_out`` error when one of ``steps`` (the live steps of
+    ``owner``, a pipeline that does not transform) has no ``get_feature_names_out``; else return.
+
+    scikit-learn's asks the steps in order, so before ``fit`` a later step's
+    turn never comes: the steps before it, unfitted, raise first
+    (``NotTrainedError`` here). The error is an ``UnavailableError`` (an
+    ``AttributeError``, as scikit-learn's) naming the step, and how to name
+    the columns it receives (scikit-learn suggests ``pipeline[:-1]``, which a
+    ``ww.Pipeline`` has not).
+    """
+    lacking = next((k for k, (_, step) in enumerate(steps) if not hasattr(step, "get_feature_names_out")), None)
+    if lacking is None:
+        return
+    if lacking > 0:
+        owner._ready()
+    name, step = steps[lacking]
+    receives = (
+        "fit a ww.Pipeline of the steps before it and call its get_feature_names_out() (scikit-learn's "
+        "pipeline[:-1].get_feature_names_out())"
+        if lacking
+        else "they are the pipeline's input: feature_names_in_ once fitted on a DataFrame"
+    )
+    raise UnavailableError(
+        f"Estimator {name} ({type(step).__name__}) does not provide get_feature_names_out, so this "
+        f"{type(owner).__name__} names no output columns (it has no transform). For the names of the columns "
+        f"step {name!r} receives, {receives}."
+    )

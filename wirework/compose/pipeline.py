@@ -21,6 +21,7 @@ from wirework.graph.nodes import Node, Source, node
 from wirework.compose import _ops, _params
 from wirework.compose._kinds import _kind_of
 from wirework.compose._named import NamedEstimators, _VisualBlock, dropped
+from wirework.compose._outputs import unnamed_step
 from wirework.compose._routing import RoutedWeights
 from wirework.compose.composite import (
     _has_parameter,
@@ -285,6 +286,14 @@ class Pipeline(NamedEstimators, RoutedWeights, WeightedFit, Composite):
         for _, step in steps:
             step.set_output(transform=transform)
         return self
+
+    def get_feature_names_out(self, input_features: Any = None) -> np.ndarray:
+        """Names of the columns ``transform`` gives (``Composite.get_feature_names_out``). On every pipeline, as on
+        scikit-learn's: one whose steps do not all name their output (a last step that predicts) raises an
+        ``UnavailableError``, an ``AttributeError`` (see :func:`~wirework.compose._outputs.unnamed_step`)."""
+        if not self._transforms():
+            unnamed_step(self, self._live_steps())
+        return super().get_feature_names_out(input_features)
 
     def _supervised_score(self, X: Any, y: Any, sample_weight: Any, kind: str, params: dict[str, Any]) -> float:
         """The last step's own ``score`` of what the steps before it make of ``X``, as scikit-learn's
