@@ -60,7 +60,7 @@ class _ComposedChecks:
             if y is None:
                 checked_X, checked_y = _validate(self, X, **common), None
             else:
-                multi = learns_several_targets(self)
+                multi = learns_several_targets(self) or self._takes_multilabel(y)
                 if multi and sp.issparse(y):  # scikit-learn's check would take it as several targets
                     raise TypeError(
                         "Sparse data was passed for y, but dense data is required. Use '.toarray()' to convert to "
@@ -77,6 +77,11 @@ class _ComposedChecks:
         if isinstance(y, (pd.Series, pd.DataFrame)) and checked_y.shape == y.shape:
             checked_y = y  # as scikit-learn's Pipeline hands it on: several targets keep their column names
         return (X if isinstance(X, pd.DataFrame) else checked_X), checked_y, sample_weight
+
+    def _takes_multilabel(self, y: Any) -> bool:
+        """Whether ``fit`` takes ``y``, a multilabel indicator, as it is though the ``multi_output`` tag is false:
+        ``False`` here (``ww.Stack`` says when, as scikit-learn's ``StackingClassifier``, whose tag is false too)."""
+        return False
 
     def _input_attributes(self) -> dict[str, Any]:
         """``n_features_in_`` and ``feature_names_in_`` as they are (those set), which the check of the data resets."""

@@ -7,15 +7,16 @@ from typing import Any
 import numpy as np
 from sklearn.exceptions import NotFittedError
 from sklearn.frozen import FrozenEstimator
-from sklearn.preprocessing import LabelEncoder
-from sklearn.utils import Bunch
+from sklearn.preprocessing import LabelEncoder, OrdinalEncoder
+from sklearn.utils import Bunch, get_tags
 from sklearn.utils.validation import check_is_fitted
 
-from wirework.errors import ArgumentError, GraphError, NotTrainedError, WireworkError
+from wirework.errors import ArgumentError, DataError, GraphError, NotTrainedError, WireworkError
 from wirework.graph.data import whole
 from wirework.graph.machines import machine
 from wirework.graph.nodes import Node, Source, node
-from wirework.compose import _ops
+from wirework.compose import _multilabel, _ops
+from wirework.compose._checks import learns_several_targets
 from wirework.compose._kinds import _kind_of
 from wirework.compose._named import NamedEstimators, TrainedEstimators, _VisualBlock, unclaimed
 from wirework.compose._routing import RoutedWeights
@@ -84,6 +85,13 @@ class Stack(NamedEstimators, TrainedEstimators, RoutedWeights, WeightedFit, Comp
     it (else ``decision_function``, else ``predict``); for binary problems
     the first probability column is dropped. Labels are encoded to
     ``0..k-1`` for the learners and decoded in ``predict``.
+
+    A classifier stack whose final estimator learns a multilabel ``y`` (a 2-D
+    0/1 indicator) takes one, as scikit-learn's ``StackingClassifier``: each
+    label encoded on its own, ``KFold`` splits, each learner's per-label
+    probabilities without their first column, and ``predict_proba`` giving
+    each label's first column of the final estimator's, as scikit-learn's
+    (see :mod:`wirework.compose._multilabel`).
 
     ``fit(X, y, sample_weight=w)`` trains every base learner (each fold on
     its training rows' weights) and the final estimator with the weights,
@@ -154,6 +162,43 @@ class Stack(NamedEstimators, TrainedEstimators, RoutedWeights, WeightedFit, Comp
     def _kind(self) -> str | None:
         return _kind_of(self.final_estimator)
 
+    def _takes_multilabel(self, y: Any) -> bool:
+        """A multilabel ``y`` (a 2-D 0/1 indicator), when a classifier's final estimator learns one, as scikit-learn's
+        ``StackingClassifier`` takes it. The tags stay scikit-learn's (no ``multi_output``, no ``multi_label``):
+        its ``predict_proba`` gives each label's first class, which scikit-learn's multilabel checks refuse."""
+        return self._kind() == "classifier" and _learns_labels(self.final_estimator) and _multilabel.is_multilabel(y)
+
+    def _check_fit_data(self, X: Any, y: Any, sample_weight: Any = None) -> tuple[Any, Any, Any]:
+        """The composite's check (a 2-D ``y`` refused, with advice, unless :meth:`_takes_multilabel`); records
+        whether the target is multilabel, which shapes the network (see :meth:`_quick`)."""
+        try:
+            X, y, sample_weight = super()._check_fit_data(X, y, sample_weight)
+        except DataError as error:
+            if self._kind() != "classifier" or np.ndim(y) != 2:
+                raise
+            raise DataError(
+                f"{error} A stack classifier takes a 2-D y as a multilabel indicator (0/1 per label, as scikit-learn's "
+                "StackingClassifier), with a final estimator that learns one (KNeighborsClassifier, "
+                "RandomForestClassifier, MLPClassifier, RidgeClassifier)."
+            ) from error.__cause__
+        self._targets = "multilabel" if self._takes_multilabel(y) else "one"
+        return X, y, sample_weight
+
+    def _quick(self, supervised: bool, weighted: bool | tuple[str, ...] = False) -> tuple | None:
+        """The composite's key, and whether the last fit's target was multilabel: that shapes the network too."""
+        quick = super()._quick(supervised, weighted)
+        return None if quick is None else (*quick, self.__dict__.get("_targets"))
+
+    def _structure(self, objects: list[Any], supervised: bool, quick: tuple | None = None,
+                   weighted: bool | tuple[str, ...] = False) -> str:
+        """The composite's token, marked for a multilabel target (another network: see :meth:`network`)."""
+        token = super()._structure(objects, supervised, quick=quick, weighted=weighted)
+        return f"{token}:multilabel" if self._multilabel() else token
+
+    def _multilabel(self) -> bool:
+        """Whether the network is built for a multilabel target: the last checked ``y`` was one."""
+        return self.__dict__.get("_targets") == "multilabel" and self._kind() == "classifier"
+
     def _methods(self, estimators: list[tuple[str, Any]], classifier: bool) -> list[str]:
         """The operation each base learner gives the final estimator (see ``stack_method``)."""
         owner = type(self).__name__
@@ -208,7 +253,12 @@ class Stack(NamedEstimators, TrainedEstimators, RoutedWeights, WeightedFit, Comp
         classifier = self._kind() == "classifier"
         n_classes = len(self.classes_) if classifier else 1
         labels = self._labels(estimators, self._suffix(self.levels))
-        widths = [_columns(method, n_classes) for method in self._methods(estimators, classifier)]
+        methods = self._methods(estimators, classifier)
+        widths = [_columns(method, n_classes) for method in methods]
+        if self._multilabel():  # per label, as each learner gives them (see _multilabel.columns)
+            trained = self.named_estimators_
+            models = [_thawed(trained[f"{name}{self._suffix(self.levels)}"]) for name, _ in estimators]
+            widths = _multilabel.widths(models, methods, n_classes)
         return np.asarray([*_ops.column_names(labels, widths), *(inputs if self.passthrough else [])], dtype=object)
 
     def _suffix(self, level: int) -> str:
@@ -354,14 +404,16 @@ class Stack(NamedEstimators, TrainedEstimators, RoutedWeights, WeightedFit, Comp
             )
         if prefit:
             _check_prefit(owner, estimators, self.levels)
-        labels = machine(LabelEncoder(), y, name=self._own_machine("labels", estimators)) if classifier else None
+        multilabel = self._multilabel()  # one encoder per label, as scikit-learn's stacking encodes each column
+        encoder = OrdinalEncoder(dtype=np.int64) if multilabel else LabelEncoder()
+        labels = machine(encoder, y, name=self._own_machine("labels", estimators)) if classifier else None
         learner_machines = self._learner_machines(estimators)
         target: Node = labels.transform(y) if labels is not None else y
         if not prefit:
             cv = _ops.seeded_cv(self._listed_cv(), classifier, self.random_state)
             splits = node(_ops.cv_splits, X, target, cv, classifier)
             n_splits = _n_splits(cv)
-        probabilities = tuple(m == "predict_proba" for m in methods)
+        probabilities = tuple(m == "predict_proba" and not multilabel for m in methods)  # multilabel: columns()
 
         def weights(name: str) -> tuple[Source, ...]:
             """The weights learner ``name`` trains with (routed: when it requested them)."""
@@ -375,7 +427,7 @@ class Stack(NamedEstimators, TrainedEstimators, RoutedWeights, WeightedFit, Comp
             for (name, estimator), method in zip(estimators, methods):
                 if prefit:  # used as trained: its predictions on the training rows, as scikit-learn's "prefit"
                     frozen = machine(FrozenEstimator(estimator), X, target, name=name)
-                    out_of_fold.append(getattr(frozen, method)(X))
+                    out_of_fold.append(_learner_columns(getattr(frozen, method)(X), method, multilabel))
                     full.append(out_of_fold[-1])
                     continue
                 fold_predictions = []
@@ -388,9 +440,11 @@ class Stack(NamedEstimators, TrainedEstimators, RoutedWeights, WeightedFit, Comp
                     )
                     fold_predictions.append(getattr(fold, method)(node(_ops.take, train_features, splits, i, 1)))
                 per_class = {"target": target, "method": method} if classifier and method != "predict" else {}
-                out_of_fold.append(node(_ops.gather, splits, *fold_predictions, **per_class))
+                gather = _multilabel.gather if multilabel else _ops.gather
+                gathered = node(gather, splits, *fold_predictions, **per_class)
+                out_of_fold.append(_learner_columns(gathered, method, multilabel))
                 everything = machine(estimator, train_features, target, *weights(name), name=f"{name}{suffix}")
-                full.append(getattr(everything, method)(predict_features))
+                full.append(_learner_columns(getattr(everything, method)(predict_features), method, multilabel))
             joined = {"probabilities": probabilities, "labels": self._labels(estimators, suffix)}
             if level < self.levels:  # the next level learns from the raw features too
                 joined["passthrough"] = X
@@ -410,7 +464,27 @@ class Stack(NamedEstimators, TrainedEstimators, RoutedWeights, WeightedFit, Comp
             for operation in ("predict_proba", "decision_function"):
                 if hasattr(self.final_estimator, operation):
                     outputs[operation] = getattr(final, operation)(predict_meta)
+            if multilabel and "predict_proba" in outputs:  # each label's first column, as scikit-learn's
+                shown = {"owner": owner, "final": type(self.final_estimator).__name__}
+                outputs["predict_proba"] = node(_multilabel.first_columns, outputs["predict_proba"], **shown)
         return Signature(**outputs)
+
+
+def _learner_columns(output: Node, method: str, multilabel: bool) -> Node:
+    """A base learner's ``method`` output as it joins the meta features: for a multilabel target, the columns
+    scikit-learn's stacking makes of it (:func:`_multilabel.columns`); else as it is (``meta_features`` decides)."""
+    return node(_multilabel.columns, output, probabilities=method == "predict_proba") if multilabel else output
+
+
+def _learns_labels(estimator: Any) -> bool:
+    """Whether ``estimator`` learns a multilabel ``y``: its ``multi_output`` tag (several targets) or its
+    ``multi_label`` classifier tag (``MLPClassifier``, ``RidgeClassifier``); ``False`` when unreadable."""
+    if learns_several_targets(estimator):
+        return True
+    try:
+        return bool(get_tags(estimator).classifier_tags.multi_label)
+    except Exception:
+        return False
 
 
 def _fold_name(name: str, suffix: str, k: int, taken: list[str]) -> str:
