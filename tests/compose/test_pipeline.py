@@ -709,3 +709,18 @@ def test_a_pandas_fit_transform_is_the_caller_s_to_change():
     before = value.copy()
     value.iloc[:, :] = 0.0
     pd.testing.assert_frame_equal(pipe.fit_transform(X), before)
+
+
+@pytest.mark.parametrize("first_freq, then_freq", [("D", None), (None, "D")])
+def test_a_refit_on_an_equal_index_of_another_freq_gives_scikit_learn_s_index(first_freq, then_freq):
+    # Equal DatetimeIndexes with freq="D" and freq=None had one token: the refit trained nothing and handed back
+    # the training output of the first fit, whose index carried the other freq (scikit-learn's carries the input's).
+    days = pd.date_range("2020-01-01", periods=len(X_DATA), freq="D")
+    frame = lambda freq: pd.DataFrame(X_DATA, index=pd.DatetimeIndex(days, freq=freq))  # noqa: E731
+    steps = [("scale", StandardScaler()), ("pca", PCA(3))]
+    pipe = ww.Pipeline(steps).set_output(transform="pandas")
+    assert pipe.fit_transform(frame(first_freq)).index.freq == first_freq
+    value = pipe.fit_transform(frame(then_freq))
+    expected = SkPipeline(steps).set_output(transform="pandas").fit_transform(frame(then_freq))
+    pd.testing.assert_frame_equal(value, expected, check_freq=True, rtol=1e-10)
+    assert value.index.freq == then_freq

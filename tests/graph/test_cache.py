@@ -771,6 +771,27 @@ def test_an_in_memory_entry_does_not_change_when_the_callers_data_is_edited_in_p
     np.testing.assert_allclose(again.fitted_model.predict(query), expected)
 
 
+@pytest.mark.parametrize("first_freq, then_freq", [("D", None), (None, "D")])
+def test_data_whose_index_differs_only_in_its_freq_is_a_miss(first_freq, then_freq):
+    # Equal DatetimeIndexes with freq="D" and freq=None had one key: the second machine got the first one's
+    # fit_transform output from the cache, whose index carried the other freq (scikit-learn's carries the input's).
+    import pandas as pd
+    from sklearn.decomposition import PCA
+
+    days = pd.date_range("2020-01-01", periods=len(X_DATA), freq="D")
+    cache = ww.FitCache()
+
+    def output(freq):
+        X = ww.source(pd.DataFrame(X_DATA, index=pd.DatetimeIndex(days, freq=freq)))
+        Z = ww.machine(PCA(2).set_output(transform="pandas"), X).transform(X)
+        Z.fit(cache=cache)
+        return Z()
+
+    assert output(first_freq).index.freq == first_freq
+    assert output(then_freq).index.freq == then_freq and cache.hits == 0
+    assert output(then_freq).index.freq == then_freq and cache.hits == 1  # the same freq again: a hit
+
+
 def test_a_fit_on_another_memory_layout_is_a_miss_and_equals_a_fit_now():
     # StandardScaler and Ridge fitted on a Fortran-ordered array differ in the last bit from their fits on the
     # C-ordered copy; tokens ignored the layout, so the cache served the fit of the other layout.

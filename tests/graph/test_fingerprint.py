@@ -417,6 +417,23 @@ def test_series_and_indexes() -> None:
     assert tokenize(mi) != tokenize(pd.MultiIndex.from_product([["a", "c"], [1, 2]]))
 
 
+def test_datetime_and_timedelta_indexes_count_their_freq() -> None:
+    # scikit-learn's pandas output carries the input's index, freq included: equal labels of another freq differ
+    days = pd.date_range("2020-01-01", periods=5, freq="D")
+    assert tokenize(days) == tokenize(pd.date_range("2020-01-01", periods=5, freq="D"))
+    assert tokenize(days) != tokenize(pd.DatetimeIndex(days, freq=None))
+    assert tokenize(pd.DatetimeIndex(days, freq=None)) == tokenize(pd.DatetimeIndex(list(days)))
+    frame = pd.DataFrame({"a": range(5)}, index=days)
+    assert tokenize(frame) != tokenize(frame.set_axis(pd.DatetimeIndex(days, freq=None)))
+    assert tokenize(frame["a"]) != tokenize(frame["a"].set_axis(pd.DatetimeIndex(days, freq=None)))
+    spans = pd.timedelta_range("1D", periods=5, freq="D")
+    assert tokenize(spans) != tokenize(pd.TimedeltaIndex(spans, freq=None))
+    # a PeriodIndex's freq is its dtype's
+    assert tokenize(pd.period_range("2020-01", periods=3, freq="M")) != tokenize(
+        pd.PeriodIndex(["2020-01-01", "2020-01-02", "2020-01-03"], freq="D")
+    )
+
+
 def test_rangeindex_is_cheap() -> None:
     big = pd.RangeIndex(10**12)
     assert min(timeit.repeat(lambda: tokenize(big), number=10, repeat=3)) / 10 < 1e-3

@@ -4,7 +4,8 @@ How numpy arrays (and their dtypes), pandas objects and scipy.sparse
 matrices are written into a token: buffers of plain dtypes by their bytes
 (larger ones by their XXH3-128 digest), object and string arrays element
 by element, structured ones field by field; pandas objects by labels,
-names, dtypes and values; sparse matrices by their parts.
+names, dtypes and values (a ``DatetimeIndex`` or ``TimedeltaIndex`` by its
+``freq`` too); sparse matrices by their parts.
 """
 
 from __future__ import annotations
@@ -198,6 +199,10 @@ def _feed_index(tk: _Tokenizer, h: _Hash, index: Any) -> None:
         _write_str(h, _qualname(type(index)))
         tk.feed(h, index.name)
         _feed_dtype(tk, h, index.dtype)
+        if isinstance(index, (pd.DatetimeIndex, pd.TimedeltaIndex)):
+            # scikit-learn's pandas output carries the input's index, freq included (a PeriodIndex's is its dtype's)
+            h.update(b"freq:")
+            tk.feed(h, index.freq)  # None, or a DateOffset (by its pickle, rule 9)
         tk.descend(h, index, _feed_values)
 
 

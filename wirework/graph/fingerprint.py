@@ -35,7 +35,10 @@ others running the same library versions. Rules, tried in this order:
    field; numpy scalars by dtype + value.
 5. pandas objects by labels, names, dtypes, index and values; categoricals by
    categories, order flag and codes; other extension arrays by NA mask and
-   the numpy form of their valid values; ``RangeIndex`` by start/stop/step.
+   the numpy form of their valid values; ``RangeIndex`` by start/stop/step;
+   ``DatetimeIndex`` and ``TimedeltaIndex`` by their ``freq`` too (equal
+   labels with ``freq='D'`` and ``freq=None`` differ: scikit-learn's pandas
+   output carries the input's index, freq included).
 6. scipy.sparse by class, format, shape, dtype, ``data``, ``indices``,
    ``indptr`` (after ``tocsr()`` for formats without them).
 7. ``RandomState`` by ``get_state()``, ``Generator`` and bit generators by
