@@ -811,6 +811,45 @@ def test_hashing_random_forest_params_is_fast() -> None:
     assert best < 1e-3
 
 
+def test_a_function_s_token_costs_about_as_much_as_its_name() -> None:
+    # Each token of FunctionTransformer(check_array) walked check_array's bytecode, constants (a long docstring,
+    # nested code) and names: ~250 times the cost of hashing its name. Its code is now encoded once.
+    from sklearn.utils import check_array
+
+    name = f"{check_array.__module__}.{check_array.__qualname__}"
+    tokenize(check_array)
+
+    def best(call):  # noqa: ANN001, ANN202
+        return min(timeit.repeat(call, number=200, repeat=5))
+
+    assert best(lambda: tokenize(check_array)) < 40 * best(lambda: tokenize(name))  # ~8 (its 13 defaults)
+
+
+def test_a_function_s_code_is_encoded_once_and_its_token_follows_its_code_defaults_and_closure(monkeypatch) -> None:
+    encoded = []
+    real = fingerprint._feed_code
+    monkeypatch.setattr(fingerprint, "_feed_code", lambda tk, h, code: (encoded.append(code.co_name), real(tk, h, code)))
+    namespace, other = {}, {}
+    source = "def make(n):\n    def f(x, scale=[1.0]):\n        return sum(map(lambda s: n * x * s, scale))\n    return f\n"
+    exec(source, namespace)
+    exec(source.replace("n * x", "n + x"), other)
+    f = namespace["make"](2)
+    first = tokenize(f)
+    assert sorted(encoded) == ["<lambda>", "f"]  # its code and the code nested in it, once each
+    assert tokenize(f) == first and tokenize(namespace["make"](2)) == first and len(encoded) == 2
+    assert tokenize(other["make"](2)) != first  # another body, defined again under its name
+    assert len(encoded) == 4
+    f.__defaults__[0].append(2.0)  # a default changed in place
+    assert tokenize(f) != first
+    f.__defaults__ = ([1.0],)
+    assert tokenize(f) == first
+    f.__closure__[0].cell_contents = 3  # a closed-over value
+    assert tokenize(f) != first
+    f.__closure__[0].cell_contents = 2
+    f.__code__ = other["make"](2).__code__  # another code in place
+    assert tokenize(f) == tokenize(other["make"](2)) != first and len(encoded) == 4
+
+
 def test_keys_equal_by_content_order_by_their_values() -> None:
     first, second = (float("nan"),), (float("nan"),)  # two keys, both holding a NaN: equal tokens
     assert first != second and tokenize(first) == tokenize(second)

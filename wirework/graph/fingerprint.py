@@ -63,7 +63,10 @@ Costs and limits:
 - Data costs one pass over its bytes with XXH3-128 (tens of GB/s: a
   3,000 × 20 float array takes ~10 µs, an 8 MB one ~0.3 ms); object and
   string arrays cost a Python loop over their elements, pickled objects a
-  pickling.
+  pickling. A function's code (bytecode, constants, names) is encoded once
+  per code object, which is immutable, and its digest kept while the code
+  object lives; its defaults and closure, which may change in place, at
+  every token: ``FunctionTransformer(check_array)`` takes ~20 µs, not ~0.4 ms.
 - Tokens see representation (byte order, memory layout, sparse index
   dtypes, ``RangeIndex`` versus ``Index``, numpy versus Python scalars). That only causes safe
   misses (a retraining, a cache miss), never equal tokens for different data.
@@ -336,6 +339,8 @@ _EXACT: dict[type, Callable[[_Tokenizer, _Hash, Any], None]] = {
     set: _container(b"set:", lambda tk, h, s: tk.feed_unordered(h, list(s))),
     frozenset: _container(b"frozenset:", lambda tk, h, s: tk.feed_unordered(h, list(s))),
     np.ndarray: lambda tk, h, x: _feed_ndarray(tk, h, x),  # the exact class; subclasses go by _feed_other
+    types.FunctionType: lambda tk, h, x: _feed_callable(tk, h, x),  # neither type can be subclassed
+    types.CodeType: lambda tk, h, x: _feed_callable(tk, h, x),
 }
 
 
@@ -424,8 +429,7 @@ def _feed_callable(tk: _Tokenizer, h: _Hash, obj: Any) -> bool:
         h.update(b"partial:")
         tk.descend(h, obj, lambda tk, h, p: tk.feed_learned(h, (p.func, p.args, p.keywords)))
     elif isinstance(obj, types.CodeType):
-        h.update(b"code:")
-        tk.descend(h, obj, _feed_code)
+        h.update(b"code:" + _code_digest(obj))
     elif isinstance(obj, types.ModuleType):
         h.update(b"module:")
         _write_str(h, obj.__name__)
@@ -452,6 +456,35 @@ def _feed_code(tk: _Tokenizer, h: _Hash, code: types.CodeType) -> None:
     _write_bytes(h, code.co_code)
     tk.feed(h, (code.co_argcount, code.co_kwonlyargcount, code.co_flags))
     tk.feed(h, (code.co_consts, code.co_names, code.co_varnames))
+
+
+#: Per code object, by identity: a weak reference to it and the digest of its encoding. A code object is
+#: immutable, so its digest never changes; the entry goes when the code object does (``id()`` may be reused).
+_CODE_DIGESTS: dict[int, tuple[weakref.ref[types.CodeType], bytes]] = {}
+
+
+def _code_digest(code: types.CodeType) -> bytes:
+    """The digest of ``code``'s encoding, computed once per code object.
+
+    Encoding a code object walks its bytecode, constants (nested code included) and names: ~300 items and
+    ~0.4 ms for scikit-learn's ``check_array``, at every token of a ``FunctionTransformer(check_array)``.
+    A function defined again (a notebook cell run again) or given another ``__code__`` has another code
+    object, so it is encoded afresh; its defaults and closure, which may change in place, are not cached.
+    """
+    key = id(code)
+    entry = _CODE_DIGESTS.get(key)
+    if entry is not None and entry[0]() is code:
+        return entry[1]
+    h = hashlib.blake2b(digest_size=_DIGEST_SIZE)
+    _feed_code(_Tokenizer(), h, code)  # a pass of its own: the digest does not depend on where the code is met
+    digest = h.digest()
+    _CODE_DIGESTS[key] = (weakref.ref(code, functools.partial(_forget_code, key)), digest)
+    return digest
+
+
+def _forget_code(key: int, ref: weakref.ref[Any]) -> None:
+    if (entry := _CODE_DIGESTS.get(key)) is not None and entry[0] is ref:  # not a newer code object's entry
+        del _CODE_DIGESTS[key]
 
 
 def _feed_container_or_opaque(tk: _Tokenizer, h: _Hash, obj: Any) -> None:
