@@ -324,6 +324,48 @@ class _ComposedNetwork:
             offers=[offers(component) for component in objects],
         )
 
+    #: The parameters that only static nodes of the network's outputs read: not any machine's model, nor what a
+    #: machine trains on, nor a report node (``ww.Average``'s ``weights``, ``voting``, ``flatten_transform``).
+    #: Changed by ``set_params`` on a fitted composite, they take effect at once (see :meth:`_rewire`).
+    _output_params: frozenset[str] = frozenset()
+
+    def _rewire(self, names: Any) -> None:
+        """After ``set_params`` set the parameters ``names`` of a fitted composite: when one of them is in
+        :attr:`_output_params`, build the network again on its sources now, carrying the training of its
+        machines over (:func:`~wirework.graph.carry.carry_over`), and predict with it, as scikit-learn's voting
+        estimators read such parameters at each ``predict``. Nothing trains; the next ``fit`` on the same data
+        finds the network built (and trains nothing either).
+
+        Only when every parameter of ``names`` is one of these or says where the network trains (``n_jobs``,
+        ``cache``...): with another (a new list of estimators) the network of the last ``fit`` stays until the
+        next ``fit``, as for any change of structure. A network that cannot be built from the new parameters
+        (``voting="soft"`` over a model without ``predict_proba``) is not used: its operations raise a
+        ``NotTrainedError`` naming the cause until ``set_params`` gives parameters it can be built from, or
+        ``fit`` runs.
+        """
+        built = self.__dict__.get("_built")
+        if built is None or not self._output_params.intersection(names):
+            return
+        if any(name not in self._output_params and name not in _EXECUTION_PARAMS for name in names):
+            return
+        if "network_" not in self.__dict__ and "_unwired" not in self.__dict__:  # not fitted, or a failed fit
+            return
+        try:
+            rebuilt = self._build(built.y is not None, built.weighted, built)
+        except WireworkError as error:
+            self.__dict__.pop("network_", None)
+            self._unwired = error
+            built.quick = None  # the next fit compares the parameters, and builds again
+            return
+        if any(m._fitted is None for m in rebuilt.machines):  # output parameters that reach a machine after all
+            return
+        for name in ("data", "seen", "frame", "raw"):  # the data it was trained on, as checked then
+            setattr(rebuilt, name, getattr(built, name))
+        self._built = rebuilt.holds(self._quick(built.y is not None, built.weighted), self._kind())
+        self.network_ = rebuilt.signature
+        self.machines_ = rebuilt.machines
+        self.__dict__.pop("_unwired", None)
+
     def _reached_into(self, components: list[Any]) -> None:
         """After ``set_params`` set parameters inside ``components``: when one of them, a component of the network
         built, now offers other operations than it did then (``sgd__loss="log_loss"`` gives an ``SGDClassifier`` a
@@ -377,6 +419,14 @@ class _ComposedNetwork:
         quick = self._quick(supervised, weighted)
         if built is not None and quick is not None and quick == built.quick:
             return built  # the same parameters, components by identity, as when it was last used
+        found = self._network_held(supervised, weighted, quick, built)
+        self.__dict__.pop("_unwired", None)  # parameters set after fit and refused (see _rewire): built now
+        return found
+
+    def _network_held(
+        self, supervised: bool, weighted: bool | tuple[str, ...], quick: tuple | None, built: _Built | None
+    ) -> _Built:
+        """:meth:`_network_for` when the parameters are not those ``built`` was last found to hold for."""
         objects: list[Any] = []
         structure = self._structure(objects, supervised, quick=quick, weighted=weighted)
         if built is not None and built.structure == structure:
@@ -415,8 +465,8 @@ class _ComposedNetwork:
 
     def _provides(self, operation: str) -> bool:
         built = self.__dict__.get("_built")
-        if built is not None and "network_" in self.__dict__:
-            return operation in built.signature
+        if built is not None and ("network_" in self.__dict__ or "_unwired" in self.__dict__):
+            return operation in built.signature  # unwired: those of the last fit, which raise saying why
         try:
             trial = self.network(source(name="X"), source(name="y"))
         except Exception:

@@ -106,6 +106,8 @@ class _ComposedParams:
         self._assign(top)
         if nested:  # a component may offer other operations now (see _ComposedNetwork._reached_into)
             self._reached_into([reachable[head] for head in nested])
+        if top:  # a parameter only the outputs read takes effect at once (see _ComposedNetwork._rewire)
+            self._rewire(top)
         return self
 
     def _settable(self, top: dict[str, Any]) -> dict[str, Any]:

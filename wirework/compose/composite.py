@@ -355,6 +355,7 @@ class Composite(
                 self.__dict__.pop(name, None)
             self.machines_ = built.machines  # their reports say what failed
             self._failed = f"{kind_name(error)}: {error}".split("\n")[0]
+            self.__dict__.pop("_unwired", None)
             raise
         finally:
             built.X.release()
@@ -394,6 +395,13 @@ class Composite(
                     "retrained and cannot be used. Fix the cause and call fit(X, y) again: the machines that "
                     "trained are kept; report_() shows each machine's action."
                 )
+            unwired = self.__dict__.get("_unwired")
+            if unwired is not None:
+                raise NotTrainedError(
+                    f"The parameters set on this {type(self).__name__} after fit cannot be applied to its trained "
+                    f"network ({kind_name(unwired)}: {unwired}). Set valid ones with set_params (the trained models "
+                    "are kept: nothing retrains), or call fit(X, y)."
+                ) from unwired
             raise NotTrainedError(
                 f"This {type(self).__name__} has not been fitted yet. Call fit(X, y) before using it."
             )

@@ -435,7 +435,8 @@ class Average(NamedEstimators, TrainedEstimators, RoutedWeights, WeightedFit, Co
     probabilities (soft voting) or encoded labels ``0..k-1`` (hard voting);
     ``get_feature_names_out`` names them. The same model object may appear under several names:
     its machines then share it. ``fit(X, y, sample_weight=w)`` trains every
-    model with the weights, as scikit-learn's voting estimators do.
+    model with the weights, as scikit-learn's voting estimators do. ``weights``, ``voting`` and
+    ``flatten_transform`` set on a fitted average take effect at once, nothing retrained (as scikit-learn reads them).
 
     Parameters
     ----------
@@ -469,7 +470,7 @@ class Average(NamedEstimators, TrainedEstimators, RoutedWeights, WeightedFit, Co
     """
 
     _named = "estimators"
-
+    _output_params = frozenset({"weights", "voting", "flatten_transform"})  # read at each predict, as sklearn's
     _bagged_by_counts = False  # a bagging's members train on their drawn rows, as scikit-learn's voting
 
     def __init__(
