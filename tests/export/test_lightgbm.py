@@ -476,3 +476,38 @@ def test_probabilities_and_exp_objectives_are_bit_for_bit_with_glibcs_exp():
         assert np.array_equal(libm, native), (model, method)
         onnx_exp = ww.onnx.session(ww.to_onnx(model, X[:5], methods=[method])).run(None, {"X": X})[0]
         assert np.max(np.abs(onnx_exp - native) / np.maximum(1.0, np.abs(native))) <= 1e-15
+
+
+@pytest.mark.parametrize("loader", ["breast_cancer", "wine"])
+@pytest.mark.parametrize("boosting", ["gbdt", "rf"])
+def test_decision_function_is_the_raw_score_bit_for_bit(loader, boosting):
+    """LightGBM 4.7's LGBMClassifier.decision_function (the raw scores: 1-D for two classes) exports; in rf mode
+    they are the trees' sum, not the average predict_proba transforms (the file divided before)."""
+    import sklearn.datasets
+    import wirework as ww
+
+    X, y = getattr(sklearn.datasets, f"load_{loader}")(return_X_y=True)
+    options = dict(bagging_freq=1, bagging_fraction=0.7) if boosting == "rf" else {}
+    model = lightgbm.LGBMClassifier(n_estimators=15, boosting_type=boosting, n_jobs=1, verbose=-1, random_state=0,
+                                    **options).fit(X, y)
+    exported = ww.to_onnx(model, methods=["decision_function", "predict_proba"])
+    scores, proba = ww.onnx.session(exported).run(None, {"X": X})
+    assert np.array_equal(scores, model.decision_function(X))
+    assert np.max(np.abs(proba - model.predict_proba(X))) <= 1e-15
+    one = ww.onnx.session(exported).run(None, {"X": X[:1]})[0]
+    assert np.array_equal(one, model.decision_function(X[:1]))
+
+
+@needs_glibc_exp
+@pytest.mark.parametrize("loader", ["breast_cancer", "wine"])
+def test_a_sigmoid_calibration_over_lightgbm_is_bit_for_bit_with_glibcs_exp(loader):
+    """CalibratedClassifierCV calibrates LGBMClassifier's decision_function (LightGBM >= 4.7); it was refused."""
+    import sklearn.datasets
+    from sklearn.calibration import CalibratedClassifierCV
+    import wirework as ww
+
+    X, y = getattr(sklearn.datasets, f"load_{loader}")(return_X_y=True)
+    base = lightgbm.LGBMClassifier(n_estimators=10, n_jobs=1, verbose=-1, random_state=0)
+    model = CalibratedClassifierCV(base, method="sigmoid", cv=3).fit(X, y)
+    report = ww.onnx.check_parity(model, ww.to_onnx(model, exp="libm"), X)
+    assert report.exact, report

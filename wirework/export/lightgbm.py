@@ -46,7 +46,10 @@ bit for bit. The output transform of the objective follows (rule 6):
    :func:`wirework.export.libm.c_exp`), else ONNX Runtime's ``Exp``.
 
 Random-forest mode (``boosting="rf"``) divides the sum by the number of
-iterations, as LightGBM does. Linear trees are refused.
+iterations before the transform, as LightGBM does. ``decision_function``
+(``LGBMClassifier``, LightGBM 4.7 and later) is the raw scores, 1-D for two
+classes: the sum itself, undivided in random-forest mode too, as LightGBM's
+``PredictRaw`` returns it. Linear trees are refused.
 """
 
 from __future__ import annotations
@@ -301,9 +304,10 @@ def trees_of(model: Any) -> tuple[list[Tree], dict]:
 
 
 def methods(model: Any) -> tuple[str, ...]:
-    """``("predict", "predict_proba")`` for classifiers, ``("predict",)`` otherwise."""
+    """``("predict", "predict_proba")`` for classifiers, and ``decision_function`` where LightGBM has it
+    (4.7 and later); ``("predict",)`` otherwise."""
     if isinstance(model, lightgbm.LGBMClassifier):
-        return ("predict", "predict_proba")
+        return ("predict", "predict_proba", "decision_function")[: 3 if hasattr(model, "decision_function") else 2]
     return ("predict",)
 
 
@@ -435,13 +439,15 @@ def _truncated_codes(g: GraphBuilder, x: str, trees: list[Tree], n: int) -> str:
     return g.op("Where", [g.const(mask, "categorical", dtype=bool), whole, x], hint="codes")
 
 
-def _scores(model: Any, g: GraphBuilder, x: str) -> tuple[str, _Objective, int]:
+def _scores(model: Any, g: GraphBuilder, x: str, raw: bool = False) -> tuple[str, _Objective, int]:
+    """The trees' scores, averaged in random-forest mode unless ``raw`` (LightGBM's ``PredictRaw`` adds them
+    only; ``Predict`` divides before the output transform)."""
     trees, dump = trees_of(model)
     per_iteration = int(dump.get("num_tree_per_iteration", 1))
     n = n_features(model)
     scores = tree_ensemble(g, _truncated_codes(g, x, trees, n), trees, n_features=n, n_targets=per_iteration,
                            post_transform=PostTransform.NONE, hint="lightgbm_trees")
-    if dump.get("average_output"):  # random forest mode: the sum over the number of iterations
+    if dump.get("average_output") and not raw:  # random forest mode: the sum over the number of iterations
         iterations = len(trees) // per_iteration
         scores = g.op("Div", [scores, g.const(np.array([float(iterations)]), "n_iterations")], hint="average")
     return scores, _Objective.parse(dump["objective"]), per_iteration
@@ -472,11 +478,13 @@ def convert(model: Any, method: str, g: GraphBuilder, x: str) -> str:
     """
     if method not in methods(model):
         raise ExportError(f"{type(model).__name__} exports {methods(model)}. Received method {method!r}.")
-    scores, objective, per_iteration = _scores(model, g, x)
+    scores, objective, per_iteration = _scores(model, g, x, raw=method == "decision_function")
     is_classifier = isinstance(model, lightgbm.LGBMClassifier)
     if is_classifier and objective.name not in {"binary", "multiclass", "multiclassova", "cross_entropy"}:
         raise ExportError(f"LGBMClassifier with objective {objective.name!r} is not supported for ONNX export; "
                           "use 'binary' or 'multiclass'.")
+    if method == "decision_function":  # the raw scores: 1-D for two classes
+        return heads.vector(g, scores) if per_iteration == 1 else scores
     output = _transform(g, scores, objective, per_iteration)
     if not is_classifier:
         return heads.vector(g, output) if per_iteration == 1 else output
