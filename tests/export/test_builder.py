@@ -60,3 +60,14 @@ def test_row_sums_add_as_numpy_adds_a_c_ordered_row(width):
     total, squares = run(g.to_model(), X)
     assert total.tobytes() == X.sum(axis=1).reshape(-1, 1).tobytes()
     assert squares.tobytes() == np.einsum("ij,ij->i", X, X).reshape(-1, 1).tobytes()
+
+
+@pytest.mark.parametrize("shape", [(0,), (0, 3), (4,), (4, 3)])
+def test_as_matrix_keeps_the_rows_of_an_empty_batch(shape):
+    """``[N] -> [N, 1]`` and ``[N, k]`` unchanged, N = 0 too: a Reshape to ``[0, -1]`` cannot tell -1 from zero
+    values, and ONNX Runtime stopped on it (a CalibratedClassifierCV's file failed on an empty batch)."""
+    g = GraphBuilder("float64")
+    x = g.add_input("X", np.float64, [None] * len(shape))
+    g.add_output(g.as_matrix(x), "matrix")
+    X = np.arange(float(np.prod(shape))).reshape(shape)
+    np.testing.assert_array_equal(run(g.to_model(), X)[0], X.reshape(shape[0], int(np.prod(shape[1:]))))

@@ -357,3 +357,29 @@ def test_sigmoid_calibration_over_boosting_is_bit_for_bit_with_glibcs_exp(ensemb
     onnx_model = ww.to_onnx(model, X_CANCER[:5], methods=["predict_proba"], exp="libm")
     out = ww.onnx.session(onnx_model).run(None, {"X": X_CANCER})[0]
     assert np.array_equal(out, model.predict_proba(X_CANCER))
+
+
+@pytest.mark.parametrize(
+    "model, X, y",
+    [
+        (CalibratedClassifierCV(DecisionTreeClassifier(max_depth=3), cv=3), X_CANCER, Y_CANCER),
+        (CalibratedClassifierCV(DecisionTreeClassifier(max_depth=3), method="isotonic", cv=3), X_IRIS, Y_IRIS),
+        (AdaBoostRegressor(DecisionTreeRegressor(max_depth=3), n_estimators=3, random_state=0), X_REG, Y_REG),
+        (
+            StackingClassifier([("tree", DecisionTreeClassifier(max_depth=3))], DecisionTreeClassifier(max_depth=2), cv=3),
+            X_IRIS,
+            Y_IRIS,
+        ),
+    ],
+    ids=["sigmoid calibration", "isotonic calibration", "adaboost regressor", "stacking classifier"],
+)
+def test_an_empty_batch_gives_empty_outputs(model, X, y):
+    """Each output keeps its columns and has no rows, as a tree's file gives them; these stopped in ONNX Runtime
+    (a Reshape to [0, -1] of zero values)."""
+    model.fit(X, y)
+    onnx_model = ww.to_onnx(model, X_sample=X[:3])
+    session = ww.onnx.session(onnx_model)
+    whole = session.run(None, {"X": X[:2]})
+    empty = session.run(None, {"X": X[:0]})
+    assert [out.shape[1:] for out in empty] == [out.shape[1:] for out in whole]
+    assert all(len(out) == 0 for out in empty)

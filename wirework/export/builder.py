@@ -297,8 +297,11 @@ class GraphBuilder:
         return self.op("Reshape", [value, self.const([-1, 1], "column_shape")], hint="column")
 
     def as_matrix(self, value: str) -> str:
-        """A 1-D value as one column, a matrix unchanged (``[N] -> [N, 1]``, ``[N, k]`` as it is)."""
-        return self.op("Reshape", [value, self.const([0, -1], "matrix_shape")], hint="matrix")
+        """A 1-D value as one column, a matrix unchanged (``[N] -> [N, 1]``, ``[N, k]`` as it is), N = 0 too.
+
+        ``Flatten`` rather than a ``Reshape`` to ``[0, -1]``, whose -1 cannot be inferred from zero values:
+        ONNX Runtime stopped on an empty batch there."""
+        return self.op("Flatten", [value], axis=1, hint="matrix")
 
     def as_vector(self, value: str) -> str:
         """A one-column matrix flattened to 1-D."""
