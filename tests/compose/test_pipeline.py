@@ -724,3 +724,20 @@ def test_a_refit_on_an_equal_index_of_another_freq_gives_scikit_learn_s_index(fi
     expected = SkPipeline(steps).set_output(transform="pandas").fit_transform(frame(then_freq))
     pd.testing.assert_frame_equal(value, expected, check_freq=True, rtol=1e-10)
     assert value.index.freq == then_freq
+
+
+def test_a_cross_decomposition_step_gives_the_next_its_x_scores():
+    # PLSRegression's fit_transform(X, y) is the pair (x_scores, y_scores): fed to the next step, scikit-learn's
+    # Pipeline fails ("Found array with dim 3"), as ours did ("X has 2 rows"). Ours trains it by fit, and the next
+    # step learns x_scores, what transform(X) gives on new data; fit_transform is fit(X, y).transform(X) (the pair
+    # in scikit-learn's)
+    from sklearn.cross_decomposition import PLSRegression
+
+    X, y = load_diabetes(return_X_y=True)
+    steps = lambda: [("scale", StandardScaler()), ("pls", PLSRegression(2)), ("ridge", Ridge())]  # noqa: E731
+    with pytest.raises(ValueError, match="Found array with dim 3"):
+        SkPipeline(steps()).fit(X, y)
+    ours = ww.Pipeline(steps()).fit(X, y)
+    scores = SkPipeline(steps()[:2]).fit(X, y).transform(X)
+    np.testing.assert_allclose(ours.predict(X), Ridge().fit(scores, y).predict(scores), rtol=1e-12, atol=1e-12)
+    np.testing.assert_array_equal(ww.Pipeline(steps()[:2]).fit_transform(X, y), ww.Pipeline(steps()[:2]).fit(X, y).transform(X))

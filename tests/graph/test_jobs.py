@@ -6,6 +6,7 @@ import pytest
 import scipy.sparse as sp
 from _probes import CrossFitted
 from sklearn.compose import ColumnTransformer
+from sklearn.cross_decomposition import CCA, PLSSVD, PLSCanonical, PLSRegression
 from sklearn.decomposition import NMF, PCA
 from sklearn.linear_model import Ridge
 from sklearn.pipeline import Pipeline
@@ -28,6 +29,11 @@ from wirework.graph.jobs import How, fresh_copy, from_column, run_job, trains_by
         (OneHotEncoder, False, False),
         (Ridge, False, False),  # none at all
         (CrossFitted, True, False),
+        # fit, then transform(X, y): given y, the pair (x_scores, y_scores), where transform(X) is x_scores
+        (PLSRegression, False, False),
+        (PLSCanonical, False, False),
+        (CCA, False, False),
+        (PLSSVD, False, False),
     ],
 )
 def test_which_models_train_by_fit_transform(kind, unweighted, weighted):

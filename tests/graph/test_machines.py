@@ -778,6 +778,27 @@ def test_a_transform_of_the_training_x_takes_fit_transforms_output_in_training()
     assert CrossFitted.calls == ["fit_transform", "transform"]
 
 
+@pytest.mark.parametrize("kind", ["PLSRegression", "PLSCanonical", "CCA", "PLSSVD"])
+def test_a_cross_decompositions_transform_of_the_training_x_is_its_x_scores(kind):
+    # its fit_transform(X, y) is fit, then transform(X, y): the pair (x_scores, y_scores). Taken as the
+    # node's value on the training data, the ridge after it trained on a tuple (a DataError: "X has 2 rows").
+    from sklearn import cross_decomposition
+
+    model = getattr(cross_decomposition, kind)(n_components=1)
+    X, y = ww.source(X_DATA, name="X"), ww.source(Y_DATA, name="y")
+    pls = ww.machine(model, X, y, name="pls")
+    scores = pls.transform(X)
+    ridge = ww.machine(Ridge(), scores, y)
+    yhat = ridge.predict(scores).fit()
+    expected = getattr(cross_decomposition, kind)(n_components=1).fit(X_DATA, Y_DATA).transform(X_DATA)
+    np.testing.assert_array_equal(scores(), expected)
+    np.testing.assert_array_equal(yhat(), Ridge().fit(expected, Y_DATA).predict(expected))
+    np.testing.assert_array_equal(yhat(X_DATA[:3]), Ridge().fit(expected, Y_DATA).predict(expected[:3]))
+    with pytest.raises(ww.GraphError, match=r"its fit_transform is fit, then transform, so the machine trains by "
+                       r"fit and holds no fit_transform output\. Use mach\.transform\(X\)"):
+        pls.fit_transform(X)
+
+
 def test_a_refit_downstream_reuses_the_kept_output():
     yhat, Z, encoder, ridge = crossfitted_network()
     yhat.fit()
@@ -976,7 +997,7 @@ def test_a_fit_transform_node_is_of_the_training_x_and_of_a_model_that_trains_by
         ww.machine(SpectralEmbedding(), X).fit_transform(other)
     with pytest.raises(ww.GraphError, match=r"Ridge has no fit_transform\(\)"):
         ww.machine(Ridge(), X, ww.source(np.zeros(150))).fit_transform(X)
-    with pytest.raises(ww.GraphError, match=r"its fit_transform is TransformerMixin's, fit then transform, so the "
+    with pytest.raises(ww.GraphError, match=r"its fit_transform is fit, then transform, so the "
                        r"machine trains by fit and holds no fit_transform output\. Use mach\.transform\(X\)"):
         ww.machine(StandardScaler(), X).fit_transform(X)
 

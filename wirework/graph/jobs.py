@@ -95,12 +95,21 @@ def run_job(model: Any, values: list[Any], how: How) -> tuple[Any, Any, float]:
 #: encoding of each classifier recipe).
 _FIT_TRANSFORMS: dict[type, tuple[bool, bool]] = {LabelEncoder: (False, False), LabelBinarizer: (False, False)}
 
+#: Owners (module, qualname) of a ``fit_transform`` that is ``fit``, then ``transform(X, y)``: scikit-learn's cross
+#: decompositions (``PLSRegression``, ``PLSCanonical``, ``CCA``; ``PLSSVD``), whose output given ``y`` is the pair
+#: ``(x_scores, y_scores)``, where ``transform(X)`` gives ``x_scores``. They train by ``fit`` (named, not imported).
+_FIT_THEN_TRANSFORM = frozenset({("sklearn.cross_decomposition._pls", "_PLS"), ("sklearn.cross_decomposition._pls", "PLSSVD")})
+
 
 def _fit_transform_of(kind: type) -> tuple[bool, bool]:
     found = _FIT_TRANSFORMS.get(kind)
     if found is None:
         owner = next((c for c in kind.__mro__ if "fit_transform" in c.__dict__), None)
-        own = owner is not None and owner is not TransformerMixin
+        own = (
+            owner is not None
+            and owner is not TransformerMixin
+            and (owner.__module__, owner.__qualname__) not in _FIT_THEN_TRANSFORM
+        )
         weights = False
         if own:
             try:

@@ -307,7 +307,7 @@ class Machine(_Retraining):
         node = self._training_node("fit_transform", nodes, "mach.transform(node) for a model that transforms new data")
         if not trains_by_fit_transform(type(self.model), len(self._args)):
             own = trains_by_fit_transform(type(self.model), 1)  # its own, though it takes no weights
-            how = "takes no sample_weight" if own else "is TransformerMixin's, fit then transform"
+            how = "takes no sample_weight" if own else "is fit, then transform"
             raise GraphError(
                 f"fit_transform() of {self._title()}: its fit_transform {how}, so the machine trains by fit and "
                 "holds no fit_transform output. Use mach.transform(X): on the training data it gives the "
