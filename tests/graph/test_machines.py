@@ -1002,6 +1002,25 @@ def test_a_fit_transform_node_is_of_the_training_x_and_of_a_model_that_trains_by
         ww.machine(StandardScaler(), X).fit_transform(X)
 
 
+def test_a_training_output_node_of_a_model_that_also_applies_to_new_data_says_which_node_does():
+    # PCA has transform, KMeans predict: the error said they had none ("has no transform() for new data")
+    from sklearn.cluster import KMeans
+
+    data = _iris()
+    X = ww.source(data, name="X")
+    pca, kmeans = ww.machine(PCA(2), X, name="pca"), ww.machine(KMeans(3, n_init=2, random_state=0), X)
+    embedding, labels = pca.fit_transform(X).fit(), kmeans.fit_predict(X).fit()
+    np.testing.assert_array_equal(embedding(), PCA(2).fit_transform(data))
+    with pytest.raises(ww.GraphError, match=r"fit_transform\(\) of Machine 'pca' \(PCA\) has a value on the training "
+                       r"data only: the output of PCA's fit_transform when it trained\. Its transform\(\) gives values "
+                       r"on new data: build mach\.transform\(X\), whose value on the training data is this one\."):
+        embedding(data[:3])
+    with pytest.raises(ww.GraphError, match=r"fit_predict\(\) of Machine \(KMeans\) has a value on the training data "
+                       r"only: the output of KMeans's fit_predict when it trained\. Its predict\(\) gives values on new "
+                       r"data: build mach\.predict\(X\)\.$"):
+        labels(data[:3])
+
+
 def test_a_machine_trained_by_fit_holds_no_labels_until_a_pass_needs_them():
     from sklearn.cluster import DBSCAN
 

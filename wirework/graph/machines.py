@@ -381,11 +381,17 @@ class Machine(_Retraining):
         """The value of ``fit_predict(node)`` or ``fit_transform(node)`` (``method``): that method's output at
         the last training (see :meth:`fit_predict`, :meth:`fit_transform`)."""
         if new_data:
+            name, other = type(self.model).__name__, "predict" if method == "fit_predict" else "transform"
+            if hasattr(self.model, other):  # PCA, KMeans: another node of the machine gives values on new data
+                same = ", whose value on the training data is this one" if other == "transform" else ""
+                raise GraphError(
+                    f"{method}() of {self._title()} has a value on the training data only: the output of {name}'s "
+                    f"{method} when it trained. Its {other}() gives values on new data: build mach.{other}(X){same}."
+                )
             done = "labels" if method == "fit_predict" else "transforms"
-            lacks = "predict" if method == "fit_predict" else "transform"
             raise GraphError(
                 f"{method}() of {self._title()} has a value on the training data only: "
-                f"{type(self.model).__name__} {done} the data it trains on and has no {lacks}() for new data. "
+                f"{name} {done} the data it trains on and has no {other}() for new data. "
                 "Call the node without data (node()), or fit the machine on the new data."
             )
         output = self._training_output(node, method, token)
