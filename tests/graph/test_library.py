@@ -123,6 +123,7 @@ def test_vcat_rejects_mixed_kinds_and_dimensions():
 def test_mean_of_values_or_of_a_list():
     assert ww.mean(np.array([1.0]), np.array([3.0])).tolist() == [2.0]
     assert ww.mean([np.array([1.0]), np.array([2.0]), np.array([6.0])]).tolist() == [3.0]
+    assert ww.mean([1.0, 2.0], [3.0, 6.0]).tolist() == [2.0, 4.0]  # lists as arrays: + joined them, then / failed
 
 
 def test_library_functions_build_nodes_when_given_nodes():
@@ -191,6 +192,34 @@ def test_mean_of_pandas_values_is_by_position_as_hcat_joins():
     assert both.to_numpy().tolist() == [[3.0, 5.0], [4.0, 6.0]]
     assert ww.mean(np.array([2.0, 4.0, 6.0]), caller).index.tolist() == ["c", "a", "b"]  # the first pandas value's
 
+
+
+@pytest.mark.parametrize(
+    ("kind", "left", "right"),
+    [
+        ("bool", [True, False, False], [True, True, False]),  # + of two bool arrays is their OR: [0.5, 0.5, 0]
+        ("int8", [100, -100, 3], [100, -100, 4]),  # wraps: [-28, 28, 3.5]
+        ("uint8", [200, 255, 1], [100, 255, 2]),
+    ],
+)
+@pytest.mark.parametrize("container", ["numpy", "pandas", "frame", "sparse", "node"])
+def test_mean_of_bools_and_small_integers_is_numpy_s(kind, left, right, container):
+    # the mean of votes (a node's x > 0) or of int8 labels, as np.mean computes it: in float64
+    expected = np.mean([np.array(left, dtype=kind), np.array(right, dtype=kind)], axis=0)
+    wrap = {
+        "numpy": lambda v: np.array(v, dtype=kind),
+        "pandas": lambda v: pd.Series(np.array(v, dtype=kind)),
+        "frame": lambda v: pd.DataFrame({"a": np.array(v, dtype=kind), "b": np.array(v, dtype=kind)}),
+        "sparse": lambda v: sp.csr_matrix(np.array([v], dtype=kind)),
+        "node": lambda v: ww.source(np.array(v, dtype=kind)),
+    }[container]
+    got = ww.mean(wrap(left), wrap(right))
+    got = got() if container == "node" else got
+    got = got.toarray()[0] if container == "sparse" else np.asarray(got)
+    got = got[:, 1] if container == "frame" else got
+    np.testing.assert_array_equal(got, expected)
+    assert got.dtype == np.float64
+    assert ww.mean(np.array(left, dtype=kind)[0], np.array(right, dtype=kind)[0]) == expected[0]  # numpy scalars
 
 def test_nodes_inside_a_list_are_refused_and_a_mean_of_a_list_of_nodes_is_a_node():
     # a list holding nodes was passed on uncomputed: vcat([X, X]) asked for the nodes' array values (a misleading

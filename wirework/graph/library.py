@@ -172,6 +172,7 @@ def mean_values(*values: Any) -> Any:
             f"mean() needs values of one shape. Received shapes {shapes}. "
             "Give predictions of the same rows and columns (reshape a column to 1-D, or the reverse)."
         )
+    values = tuple(map(_summable, values))
     first = next((v for v in values if isinstance(v, (pd.Series, pd.DataFrame))), None)
     if first is not None:  # by position, as hcat joins: pandas would align labels (NaN where they differ)
         values = tuple(_positioned(v, first) for v in values)
@@ -179,6 +180,26 @@ def mean_values(*values: Any) -> Any:
     for value in values[1:]:
         total = total + value
     return total / len(values)
+
+
+def _summable(value: Any) -> Any:
+    """``value`` as the mean adds it: bools and integers in float64, as ``np.mean`` computes (``+`` of two bool
+    arrays is their OR, of two ``int8`` arrays wraps), a list as an array (``+`` of lists joins them)."""
+    if isinstance(value, (list, tuple)):
+        value = np.asarray(value)
+    if isinstance(value, pd.DataFrame):
+        whole = [i for i, kind in enumerate(value.dtypes) if kind.kind in "biu"]
+        if whole:
+            value = value.copy()
+            for i in whole:
+                value.isetitem(i, _summable(value.iloc[:, i]))
+        return value
+    dtype = getattr(value, "dtype", None)
+    if dtype is not None and dtype.kind in "biu":
+        return value.astype(np.float64 if isinstance(dtype, np.dtype) else "Float64")
+    if isinstance(value, bool):
+        return float(value)
+    return value
 
 
 def _positioned(value: Any, like: pd.Series | pd.DataFrame) -> Any:
