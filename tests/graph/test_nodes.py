@@ -165,6 +165,26 @@ def test_arithmetic_with_numpy_on_either_side_builds_the_same_nodes_as_before():
     assert (ones == X) is False and (ones != X) is True  # identity, as == and != of nodes
 
 
+
+@pytest.mark.parametrize("frame", [False, True])
+def test_arithmetic_with_pandas_on_the_left_builds_a_node(frame):
+    # pandas' + took the node as an array, got numpy's node (array<(3,)> + X) and asked its length to make a
+    # Series of it: a LazyNodeError, "no length ... of (array<(3,)> + X)"
+    X = ww.source(np.array([1.0, 2.0, 4.0]), name="X")
+    left = pd.DataFrame({"a": [10.0, 20.0, 40.0]}) if frame else pd.Series([10.0, 20.0, 40.0], index=[7, 8, 9])
+    X = ww.source(np.array([[1.0], [2.0], [4.0]]), name="X") if frame else X
+    built = [left + X, left - X, left * X, left / X]
+    assert all(isinstance(n, ww.StaticNode) for n in built)
+    shown = "DataFrame<(3, 1)>" if frame else "Series<(3,)>"
+    assert repr(built[0]) == f"({shown} + X)" and repr(X - left) == f"(X - {shown})"
+    for node, value in zip(built, [left + X(), left - X(), left * X(), left / X()]):
+        pd.testing.assert_frame_equal(node(), value) if frame else pd.testing.assert_series_equal(node(), value)
+    new = X() * 2
+    np.testing.assert_array_equal(np.asarray(built[0](new)), np.asarray(left + new))  # new data
+    assert (left == X) is False and (left != X) is True  # identity, as == and != of nodes
+    with pytest.raises(ww.LazyNodeError, match=r"Comparisons of nodes build no node"):
+        left < X  # noqa: B015
+
 # -- bad input: one clear error each (acceptance 6) --------------------------
 
 

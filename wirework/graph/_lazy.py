@@ -48,6 +48,9 @@ class Node(_Calling, _Pickled):
     """
 
     kind: str = "node"
+    #: above a DataFrame's (4000): pandas' ``series + node`` gives way to ``node.__radd__`` (a static node), where it
+    #: took the node as an array and asked its length (pandas >= 2.1 reads it)
+    __pandas_priority__ = 5000
     __slots__ = ("parents", "_order", "_sources", "_training", "_stamp", "__weakref__")
 
     def __init__(self, parents: tuple[Node, ...]) -> None:

@@ -102,6 +102,8 @@ def _constant(value: Any) -> str:
         return f"array<{value.shape}>"
     if hasattr(value, "shape") and hasattr(value, "columns"):
         return f"DataFrame<{value.shape}>"
+    if type(value).__module__.startswith("pandas") and type(value).__name__ in ("Series", "Index"):
+        return f"{type(value).__name__}<{value.shape}>"  # its repr spans lines
     text = repr(value)
     return text if len(text) <= 40 else text[:37] + "..."
 
