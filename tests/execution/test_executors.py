@@ -551,12 +551,16 @@ def test_a_keyboard_interrupt_while_threads_fit_stops_at_once():
     timer = threading.Timer(
         1.5, lambda: (sent.append(time.perf_counter()), signal.pthread_kill(threading.main_thread().ident, signal.SIGINT))
     )
+    # Python's own Ctrl-C handler, as in a terminal: a test run started in the background by a shell without job
+    # control inherits SIGINT ignored, and the signal would be lost
+    before = signal.signal(signal.SIGINT, signal.default_int_handler)
     timer.start()
     try:
         with pytest.raises(KeyboardInterrupt):
             root.fit(executor="threads", n_jobs=2)
     finally:
         timer.join()
+        signal.signal(signal.SIGINT, before)
     assert time.perf_counter() - sent[0] < 0.8
     assert 2 <= len(trained_or_untouched(machines)) <= 3  # the first two fits ended at 1 s; not the judge
 
@@ -597,6 +601,9 @@ def ctrl_c(log, workers, to):
 
 
 if __name__ == "__main__":
+    # Python's Ctrl-C handler even when started with SIGINT ignored (by a shell without job control, in the
+    # background): a program run from a terminal has it
+    signal.signal(signal.SIGINT, signal.default_int_handler)
     log, cache, to = sys.argv[1], ww.FitCache(sys.argv[2]), sys.argv[3]
     X, y = ww.source(np.eye(6), name="X"), ww.source(np.arange(6.0), name="y")
     machines = [ww.machine(Slow(s, log), X, y, name=f"m{s}") for s in (0.0, 0.1, 90.0, 91.0)]
