@@ -17,7 +17,7 @@ from wirework.compose._members import Seeded, Votes, log_mean_exp
 from wirework.errors import ExportError
 from wirework.export.heads import class_values, majority, weighted_average
 from wirework.export.elementwise import log1p
-from wirework.export.network import Context, concat, lower, register_lowering, takes_log_of_proba
+from wirework.export.network import Context, concat, lower, register_lowering
 from wirework.export.registry import converter_for, register
 from wirework.graph.nodes import Node, StaticNode
 
@@ -141,25 +141,14 @@ def _inner(model: Any) -> Any:
     return model.estimator_
 
 
-def _seeded_methods(model: Seeded) -> tuple[str, ...]:
-    inner = _inner(model)
-    offered = converter_for(inner).methods(inner)
-    if "predict_log_proba" not in offered and takes_log_of_proba(inner, offered):
-        return (*offered, "predict_log_proba")
-    return offered
-
-
 def _convert_seeded(model: Seeded, method: str, g: Any, x: str, sample: Any = None) -> str:
     inner = _inner(model)
-    converter = converter_for(inner)
-    if method == "predict_log_proba" and method not in converter.methods(inner):  # the log of its probabilities
-        return g.op("Log", [converter.apply(inner, "predict_proba", g, x, sample=sample)], hint="log_proba")
-    return converter.apply(inner, method, g, x, sample=sample)
+    return converter_for(inner).apply(inner, method, g, x, sample=sample)
 
 
 register(
     Seeded,
-    methods=_seeded_methods,
+    methods=lambda model: converter_for(_inner(model)).exports(_inner(model)),
     n_features=lambda model: converter_for(_inner(model)).n_features(_inner(model)),
     categories=lambda model: converter_for(_inner(model)).categories(_inner(model)),
     takes_sample=True,

@@ -257,45 +257,6 @@ def read_after(order: Iterable[Node], node: DynamicNode) -> dict[int, np.ndarray
     return found[0] if found and alike else {}
 
 
-def _log_of_proba_methods() -> frozenset:
-    """scikit-learn's ``predict_log_proba`` implementations that return ``np.log(self.predict_proba(X))``."""
-    from sklearn.ensemble import AdaBoostClassifier, GradientBoostingClassifier, RandomForestClassifier
-    from sklearn.linear_model import LogisticRegression, SGDClassifier
-    from sklearn.neural_network import MLPClassifier
-    from sklearn.svm import SVC
-    from sklearn.tree import DecisionTreeClassifier
-
-    kinds = (
-        AdaBoostClassifier, DecisionTreeClassifier, GradientBoostingClassifier, LogisticRegression, MLPClassifier,
-        RandomForestClassifier, SGDClassifier, SVC,
-    )
-    return frozenset(kind.predict_log_proba for kind in kinds)
-
-
-_LOG_OF_PROBA: frozenset | None = None
-
-
-def takes_log_of_proba(model: Any, methods: Iterable[str]) -> bool:
-    """Whether ``model``'s ``predict_log_proba`` is the log of its ``predict_proba`` (as scikit-learn's trees,
-    forests, boosting, SVC, MLP and linear classifiers compute it) and its converter exports ``predict_proba``:
-    then the file takes ONNX Runtime's ``Log`` of the exported probabilities (within an ulp of NumPy's;
-    a probability 0 gives ``-inf`` as natively).
-
-    Examples
-    --------
-    >>> from sklearn.naive_bayes import GaussianNB
-    >>> from sklearn.tree import DecisionTreeClassifier
-    >>> takes_log_of_proba(DecisionTreeClassifier(), ["predict", "predict_proba"])
-    True
-    >>> takes_log_of_proba(GaussianNB(), ["predict", "predict_proba"])  # its own: joint likelihoods less their logsumexp
-    False
-    """
-    global _LOG_OF_PROBA
-    if _LOG_OF_PROBA is None:
-        _LOG_OF_PROBA = _log_of_proba_methods()
-    return "predict_proba" in methods and getattr(type(model), "predict_log_proba", None) in _LOG_OF_PROBA
-
-
 def _dynamic(cx: Context, node: DynamicNode) -> str:
     machine = node.machine
     model = machine.fitted_model
@@ -305,12 +266,8 @@ def _dynamic(cx: Context, node: DynamicNode) -> str:
     if node.operation == "transform" and hands_on(model) and passed_through(model, read_after(cx.order, node)):
         cx.coded.add(node)  # a ColumnTransformer passing category codes through to its readers
     converter = converter_for(model)
-    methods = converter.methods(model)
-    operation = node.operation
-    logged = operation == "predict_log_proba" and operation not in methods and takes_log_of_proba(model, methods)
-    if logged:  # the log of the exported probabilities, as the native method computes it
-        operation = "predict_proba"
-    if operation not in methods:
+    methods = converter.exports(model)
+    if node.operation not in methods:
         raise ExportError(
             f"{type(model).__name__}.{node.operation}() of machine {machine.name or '?'} cannot be exported; "
             f"its converter exports {', '.join(methods) or 'nothing'}."
@@ -322,9 +279,7 @@ def _dynamic(cx: Context, node: DynamicNode) -> str:
     x = cx.matrix(parent) if column or cx.ndim(parent) == 2 else cx.names[parent]
     if isinstance(parent, Source) and id(model) in cx.recode:  # once per tables: its operations share it
         x = recode(cx.g, x, cx.recode[id(model)])
-    out = converter.apply(model, operation, cx.g, x, sample=cx.sample[parent])
-    if logged:
-        out = cx.g.op("Log", [out], hint="log_proba")
+    out = converter.apply(model, node.operation, cx.g, x, sample=cx.sample[parent])
     if np.ndim(cx.sample[node]) == 1:
         out = cx.g.as_vector(out)
     return out

@@ -16,7 +16,7 @@ classifier's ``predict`` gives its ``classes_`` values.
 from __future__ import annotations
 
 import importlib
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -121,11 +121,22 @@ class Converter:
     takes_sample: bool = False
     refusal: Callable[[Any], str | None] = field(default=_no_refusal)
 
+    def exports(self, model: Any) -> tuple[str, ...]:
+        """``methods``, and ``predict_log_proba`` where the model's is the log of its exported ``predict_proba``
+        (see :func:`takes_log_of_proba`)."""
+        offered = self.methods(model)
+        if "predict_log_proba" not in offered and takes_log_of_proba(model, offered):
+            return (*offered, "predict_log_proba")
+        return offered
+
     def apply(self, model: Any, method: str, g: Any, x: str, sample: Any = None) -> str:
         """``convert``, given the input's native ``sample`` when it takes one; a method ``methods`` does not
         list is an ``ExportError`` (``convert`` may not check it: a ``KBinsDiscretizer``'s gave its
-        ``transform`` for ``inverse_transform``)."""
+        ``transform`` for ``inverse_transform``), except a ``predict_log_proba`` that :meth:`exports` adds: ONNX
+        Runtime's ``Log`` of the exported probabilities."""
         offered = self.methods(model)
+        if method == "predict_log_proba" and method not in offered and takes_log_of_proba(model, offered):
+            return g.op("Log", [self.apply(model, "predict_proba", g, x, sample=sample)], hint="log_proba")
         if method not in offered:
             raise ExportError(
                 f"{type(model).__name__}.{method}() cannot be exported; its converter exports "
@@ -169,6 +180,45 @@ def _load_providers(model: Any) -> None:
                 if exc.name != module:
                     raise
             _loaded.add(module)
+
+
+def _log_of_proba_methods() -> frozenset:
+    """scikit-learn's ``predict_log_proba`` implementations that return ``np.log(self.predict_proba(X))``."""
+    from sklearn.ensemble import AdaBoostClassifier, GradientBoostingClassifier, RandomForestClassifier
+    from sklearn.linear_model import LogisticRegression, SGDClassifier
+    from sklearn.neural_network import MLPClassifier
+    from sklearn.svm import SVC
+    from sklearn.tree import DecisionTreeClassifier
+
+    kinds = (
+        AdaBoostClassifier, DecisionTreeClassifier, GradientBoostingClassifier, LogisticRegression, MLPClassifier,
+        RandomForestClassifier, SGDClassifier, SVC,
+    )
+    return frozenset(kind.predict_log_proba for kind in kinds)
+
+
+_LOG_OF_PROBA: frozenset | None = None
+
+
+def takes_log_of_proba(model: Any, methods: Iterable[str]) -> bool:
+    """Whether ``model``'s ``predict_log_proba`` is the log of its ``predict_proba`` (as scikit-learn's trees,
+    forests, boosting, SVC, MLP and linear classifiers compute it) and its converter exports ``predict_proba``:
+    then the file takes ONNX Runtime's ``Log`` of the exported probabilities (within an ulp of NumPy's;
+    a probability 0 gives ``-inf`` as natively).
+
+    Examples
+    --------
+    >>> from sklearn.naive_bayes import GaussianNB
+    >>> from sklearn.tree import DecisionTreeClassifier
+    >>> takes_log_of_proba(DecisionTreeClassifier(), ["predict", "predict_proba"])
+    True
+    >>> takes_log_of_proba(GaussianNB(), ["predict", "predict_proba"])  # its own: joint likelihoods less their logsumexp
+    False
+    """
+    global _LOG_OF_PROBA
+    if _LOG_OF_PROBA is None:
+        _LOG_OF_PROBA = _log_of_proba_methods()
+    return "predict_proba" in methods and getattr(type(model), "predict_log_proba", None) in _LOG_OF_PROBA
 
 
 def converter_for(model: Any) -> Converter:
